@@ -1,0 +1,172 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// This file holds the node's public API types: what the local API, the
+// command line, the tray app and notifications see. They are domain types,
+// apart from the wire types in peer/wire. JSON names follow ../shared/CLI.md.
+
+// ThreadInfo is one thread as listed by Node.Threads.
+type ThreadInfo struct {
+	Th           string `json:"th"`
+	Peer         string `json:"peer"`                    // the other party's key
+	PeerName     string `json:"peer_name,omitempty"`     // its display name, when known
+	Subject      string `json:"subject"`                 // first subject seen
+	Mine         string `json:"mine"`                    // my last declared state ("" if none)
+	Theirs       string `json:"theirs"`                  // their last declared state
+	Unread       int    `json:"unread"`                  // inbound content lines not yet read
+	Updated      string `json:"updated"`                 // RFC 3339 time of the newest line
+	Lines        int    `json:"lines"`                   // number of lines stored
+	LastText     string `json:"last_text,omitempty"`     // newest text, for previews
+	MirroredFrom string `json:"mirrored_from,omitempty"` // set on a thread mirrored to me by a sharer
+	Mirror       bool   `json:"mirror"`                  // I mirror this thread to my hosts
+	Private      bool   `json:"private"`                 // mirroring stopped for good (private)
+	Withdrawn    bool   `json:"withdrawn,omitempty"`     // a mirrored thread the sharer withdrew
+}
+
+// LineInfo is one stored line of a thread, as `awp show --json` prints it.
+type LineInfo struct {
+	Dir          string          `json:"dir"`  // "in" or "out"
+	From         string          `json:"from"` // the key that sent the line
+	Line         json.RawMessage `json:"line"` // the line as on the wire
+	Acked        bool            `json:"acked"`
+	MirroredFrom string          `json:"mirrored_from,omitempty"`
+	Seq          uint64          `json:"seq"`              // position in the thread, from 1
+	Stored       string          `json:"stored,omitempty"` // when this node stored it
+}
+
+// PeerInfo is one known peer.
+type PeerInfo struct {
+	Key          string   `json:"key"`
+	Name         string   `json:"name"`
+	About        string   `json:"about,omitempty"`
+	Up           bool     `json:"up"`
+	Trusted      bool     `json:"trusted"`
+	IntroducedBy string   `json:"introduced_by,omitempty"`
+	Listen       []string `json:"listen"`
+	Caps         []string `json:"caps,omitempty"`
+	RTTms        int64    `json:"rtt,omitempty"`
+	LastSeen     string   `json:"last_seen,omitempty"`
+	Dialed       string   `json:"dialed,omitempty"` // address this node keeps dialing
+}
+
+// BlobInfo is one blob received or sent. Received counts bytes stored so far.
+type BlobInfo struct {
+	Ref        string `json:"ref"`
+	From       string `json:"from"`
+	Th         string `json:"th"`
+	Name       string `json:"name"`
+	Mime       string `json:"mime"`
+	Size       int64  `json:"size"`
+	Received   int64  `json:"received"` // bytes stored so far
+	ReceivedAt string `json:"received_at,omitempty"`
+	Complete   bool   `json:"complete"`
+	Corrupt    bool   `json:"corrupt"`
+	Sha256     string `json:"sha256,omitempty"`
+	Dir        string `json:"dir"` // "in" or "out"
+}
+
+// BlobFile names a local file to send as a blob part.
+type BlobFile struct {
+	Path string `json:"path"`
+	Name string `json:"name,omitempty"` // default: base name of Path
+	Mime string `json:"mime,omitempty"` // default: by extension, else application/octet-stream
+}
+
+// SendRequest is one msg to queue. Parts are wire parts (json objects with
+// "k"); Blobs are appended as blob parts and their chunks follow.
+type SendRequest struct {
+	To      string            `json:"to"`
+	Th      string            `json:"th,omitempty"` // empty: a new thread
+	Subject string            `json:"subject,omitempty"`
+	Re      string            `json:"re,omitempty"`
+	Parts   []json.RawMessage `json:"parts,omitempty"`
+	Blobs   []BlobFile        `json:"blobs,omitempty"`
+}
+
+// SendResult names the queued line.
+type SendResult struct {
+	ID string `json:"id"`
+	Th string `json:"th"`
+}
+
+// Event types published to subscribers.
+const (
+	EventLine         = "line"          // a content line stored (in or out); Line set
+	EventAck          = "ack"           // the peer acknowledged lines of Th up to Of
+	EventPeerUp       = "peer_up"       // a session finished its handshake
+	EventPeerDown     = "peer_down"     // a session ended
+	EventThread       = "thread"        // thread metadata changed (state, unread, toggles)
+	EventBlob         = "blob"          // blob progress or completion; Blob set
+	EventPresence     = "presence"      // the presence table changed
+	EventApproval     = "approval"      // a request waits for a decision; Approval set
+	EventApprovalDone = "approval_done" // that request was decided or timed out
+	EventDialError    = "dial_error"    // a dial failed; Err set
+	EventSettings     = "settings"      // node settings changed
+)
+
+// Event is one notification to subscribers (the UI, notify, `awp watch`).
+type Event struct {
+	Type     string           `json:"type"`
+	Time     string           `json:"time"`
+	Peer     string           `json:"peer,omitempty"`
+	PeerName string           `json:"peer_name,omitempty"`
+	Th       string           `json:"th,omitempty"`
+	Of       string           `json:"of,omitempty"`
+	Line     *LineInfo        `json:"line,omitempty"`
+	Replayed bool             `json:"replayed,omitempty"` // a line received again, not new to the user
+	Blob     *BlobInfo        `json:"blob,omitempty"`
+	Approval *ApprovalRequest `json:"approval,omitempty"`
+	Decision *Decision        `json:"decision,omitempty"`
+	Err      string           `json:"err,omitempty"`
+}
+
+// Approval kinds.
+const (
+	ApprovalProfile      = "profile"       // an exec/fs request arrived without an honored grant
+	ApprovalGrantRequest = "grant_request" // a peer asks for a grant (NOTES.md §5)
+)
+
+// ApprovalRequest is a request waiting for a person or a policy.
+type ApprovalRequest struct {
+	ID       string          `json:"id"`   // approval id, local to this node
+	Kind     string          `json:"kind"` // ApprovalProfile or ApprovalGrantRequest
+	From     string          `json:"from"` // who asks
+	FromName string          `json:"from_name,omitempty"`
+	Sub      string          `json:"sub,omitempty"` // who would hold the grant
+	Caps     []string        `json:"caps"`          // capabilities asked for
+	On       []string        `json:"on,omitempty"`  // where it would be used
+	Th       string          `json:"th"`
+	ReqID    string          `json:"req_id"`           // id of the line that asked
+	Detail   json.RawMessage `json:"detail,omitempty"` // the request's data (command, cwd, path…)
+	Reason   string          `json:"reason,omitempty"`
+	TTL      int64           `json:"ttl,omitempty"` // seconds asked for (grant requests)
+	Created  string          `json:"created"`
+	Deadline string          `json:"deadline"`
+}
+
+// Decision answers an ApprovalRequest. Allow with For == 0 allows once;
+// Allow with For > 0 also issues a signed grant valid for that long.
+type Decision struct {
+	Allow  bool          `json:"allow"`
+	For    time.Duration `json:"for,omitempty"`
+	Reason string        `json:"reason,omitempty"`
+	By     string        `json:"by,omitempty"` // "user", "policy", "timeout", "notification"
+}
+
+// Approver decides requests that no grant covers. Approve is called on its
+// own goroutine with a context that ends at the request's deadline; a nil
+// Approver (or one that returns ok == false) leaves the request pending
+// until Node.Decide is called or the deadline passes (then: deny).
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (d Decision, ok bool)
+}
+
+// keyString is a small helper for API conversions.
+func keyString(k key.PublicKey) string { return k.String() }

@@ -1,0 +1,93 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// pending is an approval waiting for a decision.
+type pending struct {
+	req  ApprovalRequest
+	done chan Decision // receives exactly one decision
+}
+
+// ErrNoApproval is returned by Decide for an unknown or already decided id.
+var ErrNoApproval = errors.New("peer: no such pending approval")
+
+// askApproval registers req, asks the Approver (if any), and waits for a
+// decision, Decide, or the deadline (deny). It blocks: call it off the
+// session goroutines.
+func (n *Node) askApproval(req ApprovalRequest) Decision {
+	now := n.now()
+	req.ID = "apr_" + wire.NewNonce(9)
+	req.Created = wire.FormatTime(now)
+	deadline := now.Add(n.cfg.ApprovalTimeout)
+	req.Deadline = wire.FormatTime(deadline)
+	p := &pending{req: req, done: make(chan Decision, 1)}
+	n.mu.Lock()
+	n.approvals[req.ID] = p
+	n.mu.Unlock()
+	n.publish(Event{Type: EventApproval, Peer: req.From, Th: req.Th, Approval: &req})
+
+	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.ApprovalTimeout)
+	defer cancel()
+	if a := n.cfg.Approver; a != nil {
+		go func() {
+			if d, ok := a.Approve(ctx, req); ok {
+				_ = n.Decide(req.ID, d)
+			}
+		}()
+	}
+	var d Decision
+	select {
+	case d = <-p.done:
+	case <-ctx.Done():
+		n.mu.Lock()
+		delete(n.approvals, req.ID)
+		n.mu.Unlock()
+		select {
+		case d = <-p.done: // decided at the last moment
+		default:
+			d = Decision{Allow: false, By: "timeout", Reason: "no decision in time"}
+		}
+	}
+	n.publish(Event{Type: EventApprovalDone, Peer: req.From, Th: req.Th, Approval: &req, Decision: &d})
+	return d
+}
+
+// Pending lists approvals waiting for a decision, oldest first.
+func (n *Node) Pending() []ApprovalRequest {
+	n.mu.Lock()
+	out := make([]ApprovalRequest, 0, len(n.approvals))
+	for _, p := range n.approvals {
+		out = append(out, p.req)
+	}
+	n.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Created < out[j].Created })
+	return out
+}
+
+// Decide answers a pending approval. The same call serves the approvals
+// window, a notification action, the local API and a policy.
+func (n *Node) Decide(id string, d Decision) error {
+	n.mu.Lock()
+	p := n.approvals[id]
+	delete(n.approvals, id)
+	n.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("%w: %s", ErrNoApproval, id)
+	}
+	if d.By == "" {
+		d.By = "user"
+	}
+	if d.For < 0 || d.For > 30*24*time.Hour {
+		d.For = 0
+	}
+	p.done <- d
+	return nil
+}

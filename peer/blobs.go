@@ -1,0 +1,216 @@
+package peer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// announceBlobs records the blobs a received msg announces, so their chunks
+// have somewhere to go.
+func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now time.Time) error {
+	for _, p := range m.DecodeParts() {
+		if p.K != wire.PartBlob || p.Ref == "" {
+			continue
+		}
+		if _, ok := tx.Blob("in", peer, p.Ref); ok {
+			continue
+		}
+		b := &store.Blob{Dir: "in", Peer: peer.String(), Ref: p.Ref, Th: m.Th, Name: p.Name, Mime: p.Mime,
+			Size: p.Size, Sha256: p.Sha256, File: store.InBlobFile(peer, p.Ref), Created: now, Updated: now}
+		if p.Size > MaxBlobSize {
+			b.Corrupt = true
+		}
+		if err := tx.PutBlob(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeChunk records a chunk whose bytes writeChunk already put in the file.
+func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, res *inResult) error {
+	b, ok := tx.Blob("in", peer, c.Ref)
+	switch {
+	case !ok:
+		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk for a blob no msg announced: "+c.Ref
+		return nil
+	case b.Complete || b.Corrupt:
+		return nil
+	case b.Size > MaxBlobSize:
+		res.badCode, res.badMsg = wire.CodeTooLarge, "blob larger than this peer accepts"
+		return nil
+	case c.Off+int64(len(c.Data)) > b.Size:
+		b.Corrupt = true
+		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
+	default:
+		if err := n.db.ApplyChunk(b, c.Off, c.Data, c.End, n.now()); err != nil {
+			return err
+		}
+	}
+	if err := tx.PutBlob(b); err != nil {
+		return err
+	}
+	res.blob = blobInfo(b)
+	return nil
+}
+
+func blobInfo(b *store.Blob) *BlobInfo {
+	bi := &BlobInfo{Ref: b.Ref, From: b.Peer, Th: b.Th, Name: b.Name, Mime: b.Mime, Size: b.Size,
+		Received: b.Received, Complete: b.Complete, Corrupt: b.Corrupt, Sha256: b.Sha256, Dir: b.Dir,
+		ReceivedAt: wire.FormatTime(b.Updated)}
+	if b.Dir == "out" {
+		bi.Received = b.Size
+	}
+	return bi
+}
+
+// Blobs lists blobs received and sent.
+func (n *Node) Blobs() ([]BlobInfo, error) {
+	out := []BlobInfo{}
+	err := n.db.View(func(tx *store.Tx) error {
+		tx.Blobs(func(b *store.Blob) bool {
+			out = append(out, *blobInfo(b))
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+// OpenBlob opens a received blob's bytes; only a complete, intact blob opens.
+func (n *Node) OpenBlob(from, ref string) (io.ReadCloser, BlobInfo, error) {
+	k, err := key.ParsePublic(from)
+	if err != nil {
+		return nil, BlobInfo{}, fmt.Errorf("%w: %v", ErrBadKey, err)
+	}
+	var b *store.Blob
+	_ = n.db.View(func(tx *store.Tx) error {
+		var ok bool
+		if b, ok = tx.Blob("in", k, ref); !ok {
+			if k == n.pub {
+				// My own sent blobs are addressed by my key.
+				tx.Blobs(func(x *store.Blob) bool {
+					if x.Dir == "out" && x.Ref == ref {
+						b = x
+						return false
+					}
+					return true
+				})
+			}
+		}
+		return nil
+	})
+	if b == nil {
+		return nil, BlobInfo{}, fmt.Errorf("%w: %s from %s", ErrNoBlob, ref, k.Short())
+	}
+	if !b.Complete || b.Corrupt {
+		return nil, *blobInfo(b), fmt.Errorf("%w: %s is %s", ErrNoBlob, ref, blobState(b))
+	}
+	f, err := os.Open(n.db.Path(b.File))
+	if err != nil {
+		return nil, *blobInfo(b), fmt.Errorf("peer: open blob: %w", err)
+	}
+	return f, *blobInfo(b), nil
+}
+
+func blobState(b *store.Blob) string {
+	switch {
+	case b.Corrupt:
+		return "corrupt"
+	case b.Complete:
+		return "complete"
+	}
+	return fmt.Sprintf("incomplete (%d of %d bytes)", b.Received, b.Size)
+}
+
+// stagedBlob is a local file copied into the blob store before its msg commits.
+type stagedBlob struct {
+	ref, name, mime, sha string
+	size                 int64
+	file                 string
+}
+
+// stageBlob copies a local file into the data directory (so later changes to
+// the original cannot corrupt what is sent), hashing and fsyncing it.
+func (n *Node) stageBlob(bf BlobFile) (*stagedBlob, error) {
+	src, err := os.Open(bf.Path)
+	if err != nil {
+		return nil, fmt.Errorf("peer: blob: %w", err)
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("peer: blob: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("peer: blob: %s is a directory", bf.Path)
+	}
+	ref := "blob_" + wire.NewNonce(12)
+	rel := store.OutBlobFile(ref)
+	abs := n.db.Path(rel)
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("peer: blob: %w", err)
+	}
+	dst, err := os.OpenFile(abs, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("peer: blob: %w", err)
+	}
+	h := sha256.New()
+	size, err := io.CopyBuffer(io.MultiWriter(dst, h), src, make([]byte, 1<<20))
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(abs)
+		return nil, fmt.Errorf("peer: blob %s: %w", bf.Path, err)
+	}
+	name := bf.Name
+	if name == "" {
+		name = filepath.Base(bf.Path)
+	}
+	mt := bf.Mime
+	if mt == "" {
+		mt = mime.TypeByExtension(filepath.Ext(name))
+		if mt == "" {
+			mt = "application/octet-stream"
+		}
+	}
+	return &stagedBlob{ref: ref, name: name, mime: mt, sha: hex.EncodeToString(h.Sum(nil)), size: size, file: rel}, nil
+}
+
+// queueBlob records a staged blob and queues its chunks after the msg that
+// announces it (inside the msg's transaction).
+func (n *Node) queueBlob(tx *store.Tx, to key.PublicKey, th string, sb *stagedBlob, now time.Time) error {
+	b := &store.Blob{Dir: "out", Peer: to.String(), Ref: sb.ref, Th: th, Name: sb.name, Mime: sb.mime,
+		Size: sb.size, Sha256: sb.sha, Received: sb.size, Complete: true, File: sb.file, Created: now, Updated: now}
+	if err := tx.PutBlob(b); err != nil {
+		return err
+	}
+	ts := wire.FormatTime(now)
+	off := int64(0)
+	for {
+		l := min(int64(wire.MaxChunkData), sb.size-off)
+		end := off+l >= sb.size
+		o := store.Out{Th: th, ID: n.ids.New(), Chunk: &store.ChunkRef{TS: ts, Ref: sb.ref, File: sb.file, Off: off, Len: l, End: end}}
+		if _, err := tx.AppendOutbox(to, o); err != nil {
+			return err
+		}
+		off += l
+		if end {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package peer
+
+import (
+	"sync"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+)
+
+// maxBatch bounds how many operations share one transaction.
+const maxBatch = 4096
+
+// op is one unit of work for the commit loop. pre runs before the
+// transaction (blob file writes); its sync names a blob file to fsync before
+// the commit. fn runs inside the shared transaction and must return an error
+// only for a storage failure (a bad line is a result, not an error). done
+// runs on the commit loop's goroutine after the commit and must not block.
+type op struct {
+	pre  func() (sync string, err error)
+	fn   func(tx *store.Tx) error
+	done func(err error)
+}
+
+// commitLoop groups operations from every session and API call into few
+// transactions: one fsync for everything that arrived together.
+type commitLoop struct {
+	n      *Node
+	ops    chan *op
+	wg     sync.WaitGroup
+	mu     sync.RWMutex // guards closed; held for reading while sending on ops
+	closed bool
+
+	// Used only on the loop's goroutine (inside op.fn): senders to wake and
+	// events to publish once the current batch commits.
+	wake   map[key.PublicKey]bool
+	events []Event
+}
+
+// wakeAfter wakes k's sender after the current batch commits. Call it only
+// from inside an op's fn.
+func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
+
+// publishAfter publishes e after the current batch commits (dropped if the
+// batch fails). Call it only from inside an op's fn.
+func (c *commitLoop) publishAfter(e Event) {
+	if c.n.hasSubscribers() {
+		c.events = append(c.events, e)
+	}
+}
+
+func (c *commitLoop) init(n *Node) {
+	c.n = n
+	c.ops = make(chan *op, 8192)
+	c.wake = map[key.PublicKey]bool{}
+}
+
+func (c *commitLoop) start() {
+	c.wg.Add(1)
+	go c.loop()
+}
+
+// submit hands o to the loop; it blocks while the loop is behind
+// (backpressure) and fails with ErrClosed after stop.
+func (c *commitLoop) submit(o *op) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return ErrClosed
+	}
+	c.ops <- o
+	return nil
+}
+
+// run submits o and waits for its commit.
+func (c *commitLoop) run(fn func(tx *store.Tx) error) error {
+	ch := make(chan error, 1)
+	if err := c.submit(&op{fn: fn, done: func(err error) { ch <- err }}); err != nil {
+		return err
+	}
+	return <-ch
+}
+
+// stop lets the loop commit what it has and waits for it.
+func (c *commitLoop) stop() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	close(c.ops)
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+func (c *commitLoop) loop() {
+	defer c.wg.Done()
+	batch := make([]*op, 0, maxBatch)
+	for {
+		o, ok := <-c.ops
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], o)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case o, ok := <-c.ops:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		c.commit(batch)
+	}
+}
+
+func (c *commitLoop) commit(batch []*op) {
+	db := c.n.db
+	ready := batch[:0:0]
+	syncs := map[string]bool{}
+	for _, o := range batch {
+		if o.pre != nil {
+			f, err := o.pre()
+			if err != nil {
+				o.finish(err)
+				continue
+			}
+			if f != "" {
+				syncs[f] = true
+			}
+		}
+		ready = append(ready, o)
+	}
+	var syncErr error
+	for f := range syncs {
+		if err := db.SyncBlob(f); err != nil {
+			syncErr = err
+		}
+	}
+	if syncErr != nil {
+		for _, o := range ready {
+			o.finish(syncErr)
+		}
+		return
+	}
+	clear(c.wake)
+	c.events = c.events[:0]
+	err := db.Update(func(tx *store.Tx) error {
+		for _, o := range ready {
+			if err := o.fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && len(ready) > 1 {
+		// One operation failed the whole batch: run each alone so the
+		// others still commit.
+		c.n.log.Warn("commit batch failed; retrying one by one", "ops", len(ready), "err", err)
+		for _, o := range ready {
+			c.events = c.events[:0]
+			err := db.Update(o.fn)
+			c.after(err)
+			o.finish(err)
+		}
+		return
+	}
+	c.after(err)
+	for _, o := range ready {
+		o.finish(err)
+	}
+}
+
+// after wakes senders and publishes events of a committed batch.
+func (c *commitLoop) after(err error) {
+	if err == nil {
+		for _, e := range c.events {
+			c.n.publish(e)
+		}
+	}
+	for k := range c.wake {
+		c.n.wakeSender(k)
+	}
+	clear(c.wake)
+	c.events = c.events[:0]
+}
+
+func (o *op) finish(err error) {
+	if o.done != nil {
+		o.done(err)
+	}
+}

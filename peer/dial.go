@@ -1,0 +1,150 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+)
+
+// dialer keeps a connection to one address up, redialing with backoff.
+type dialer struct {
+	addr string
+
+	mu      sync.Mutex // guards the fields below
+	peer    key.PublicKey
+	lastErr error
+	waiters []chan dialResult
+}
+
+type dialResult struct {
+	peer key.PublicKey
+	err  error
+}
+
+// Backoff bounds for redials.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 30 * time.Second
+)
+
+// Connect dials addr and keeps the connection up (redialing with backoff,
+// also after a restart). It returns the peer's key once the first handshake
+// completes, or the first dial or handshake error.
+func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
+	if n.isClosed() {
+		return key.PublicKey{}, ErrClosed
+	}
+	d := n.ensureDialer(addr)
+	ch := make(chan dialResult, 1)
+	d.mu.Lock()
+	if !d.peer.IsZero() && n.sessionFor(d.peer) != nil {
+		p := d.peer
+		d.mu.Unlock()
+		return p, nil
+	}
+	d.waiters = append(d.waiters, ch)
+	d.mu.Unlock()
+	select {
+	case r := <-ch:
+		return r.peer, r.err
+	case <-ctx.Done():
+		return key.PublicKey{}, fmt.Errorf("peer: connect %s: %w", addr, ctx.Err())
+	case <-n.ctx.Done():
+		return key.PublicKey{}, ErrClosed
+	}
+}
+
+func (n *Node) ensureDialer(addr string) *dialer {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if d := n.dialers[addr]; d != nil {
+		return d
+	}
+	d := &dialer{addr: addr}
+	n.dialers[addr] = d
+	if n.closed {
+		return d
+	}
+	n.wg.Add(1)
+	go n.dialLoop(d)
+	return d
+}
+
+func (d *dialer) report(r dialResult) {
+	d.mu.Lock()
+	ws := d.waiters
+	d.waiters = nil
+	if r.err == nil {
+		d.peer = r.peer
+	}
+	d.lastErr = r.err
+	d.mu.Unlock()
+	for _, w := range ws {
+		w <- r
+	}
+}
+
+func (n *Node) dialLoop(d *dialer) {
+	defer n.wg.Done()
+	backoff := minBackoff
+	for n.ctx.Err() == nil {
+		ctx, cancel := context.WithTimeout(n.ctx, 15*time.Second)
+		c, err := n.tm.Dial(ctx, d.addr)
+		cancel()
+		var s *session
+		if err == nil {
+			s, err = n.handshake(c, d.addr)
+		}
+		if err != nil {
+			if n.ctx.Err() != nil {
+				d.report(dialResult{err: ErrClosed})
+				return
+			}
+			n.log.Info("dial failed", "addr", d.addr, "err", err, "retry", backoff)
+			d.report(dialResult{err: fmt.Errorf("peer: connect %s: %w", d.addr, err)})
+			n.publish(Event{Type: EventDialError, Err: err.Error(), Of: d.addr})
+		} else {
+			d.report(dialResult{peer: s.peer})
+			n.rememberDial(s.peer, d.addr)
+			started := time.Now()
+			s.run()
+			if time.Since(started) > 10*time.Second {
+				backoff = minBackoff
+			}
+		}
+		// Jittered exponential backoff.
+		wait := backoff/2 + time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-time.After(wait):
+		case <-n.ctx.Done():
+			return
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+// rememberDial records that this node keeps dialing addr for peer, so it
+// redials after a restart.
+func (n *Node) rememberDial(k key.PublicKey, addr string) {
+	now := n.now()
+	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+		p, ok := tx.Peer(k)
+		if !ok {
+			p = &store.Peer{Key: k.String(), FirstSeen: now, LastSeen: now}
+		}
+		if p.Dialed == addr {
+			return nil
+		}
+		p.Dialed = addr
+		return tx.PutPeer(p)
+	}})
+}
+
+// errNotConnected is returned by calls that need a live session.
+var errNotConnected = errors.New("peer: not connected")

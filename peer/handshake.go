@@ -1,0 +1,251 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// HandshakeError is a failed handshake and the err code that was sent (or
+// received, when Remote is true).
+type HandshakeError struct {
+	Code   string
+	Msg    string
+	Remote bool // the other side sent the err
+}
+
+func (e *HandshakeError) Error() string {
+	if e.Remote {
+		return fmt.Sprintf("peer: handshake: remote said %s: %s", e.Code, e.Msg)
+	}
+	return fmt.Sprintf("peer: handshake: %s: %s", e.Code, e.Msg)
+}
+
+// hsWriter writes handshake lines from its own goroutine, so that both
+// sides may send hello at once even over a synchronous pipe.
+type hsWriter struct {
+	w    *wire.Writer
+	ch   chan []byte
+	done chan error
+}
+
+func newHSWriter(c net.Conn) *hsWriter {
+	h := &hsWriter{w: wire.NewWriter(c), ch: make(chan []byte, 4), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for b := range h.ch {
+			if err != nil {
+				continue
+			}
+			if err = h.w.WriteLine(b); err == nil {
+				err = h.w.Flush()
+			}
+		}
+		h.done <- err
+	}()
+	return h
+}
+
+func (h *hsWriter) send(b []byte) { h.ch <- b }
+
+// finish waits until everything sent is written.
+func (h *hsWriter) finish() error {
+	close(h.ch)
+	return <-h.done
+}
+
+// handshake runs SPEC §4 on c: hello, auth, resume. dialAddr is the address
+// dialed ("" for an accepted connection). On failure it sends the spec's
+// err line, closes c and returns a *HandshakeError or the I/O error.
+func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
+	start := time.Now()
+	_ = c.SetDeadline(start.Add(n.cfg.HandshakeTimeout))
+	r := wire.NewReader(c)
+	hw := newHSWriter(c)
+	finished := false
+	defer func() {
+		if !finished {
+			hw.finish()
+			c.Close()
+		}
+	}()
+	fail := func(code, msg, re string) error {
+		e := wire.NewErr(n.ids.New(), n.stamp(), code, msg, re, "")
+		if b, err := wire.Encode(e); err == nil {
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			hw.send(b)
+		}
+		return &HandshakeError{Code: code, Msg: msg}
+	}
+	read := func() (wire.Frame, error) {
+		raw, err := r.ReadLine()
+		if err != nil {
+			var ne net.Error
+			var de *wire.DecodeError
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				return nil, fail(wire.CodeTimeout, "handshake not completed in time", "")
+			case errors.Is(err, wire.ErrTooLong):
+				return nil, fail(wire.CodeBadFrame, "line over 1 MiB", "")
+			case errors.As(err, &de):
+				return nil, fail(de.Code, de.Msg, "")
+			}
+			return nil, fmt.Errorf("peer: handshake: read: %w", err)
+		}
+		f, err := wire.Decode(raw)
+		if err != nil {
+			var de *wire.DecodeError
+			if errors.As(err, &de) {
+				switch de.Code {
+				case wire.CodeBadFrame, wire.CodeBadHello:
+					return nil, fail(de.Code, de.Msg, de.ID)
+				}
+				return nil, fail(wire.CodeUnauthenticated, "malformed "+de.T+" line before authentication", de.ID)
+			}
+			return nil, fail(wire.CodeBadFrame, err.Error(), "")
+		}
+		if e, ok := f.(*wire.Err); ok {
+			return nil, &HandshakeError{Code: e.Code, Msg: e.Msg, Remote: true}
+		}
+		return f, nil
+	}
+
+	// hello, both ways at once.
+	hello := wire.NewHello(n.ids.New(), n.stamp(), n.pub, n.cfg.Name, n.cfg.About, n.cfg.Caps, n.advertised())
+	myRaw, err := wire.Encode(hello)
+	if err != nil {
+		return nil, err
+	}
+	hw.send(myRaw)
+	f, err := read()
+	if err != nil {
+		return nil, err
+	}
+	ph, ok := f.(*wire.Hello)
+	if !ok {
+		return nil, fail(wire.CodeUnauthenticated, "expected hello, got "+f.Header().T, f.Header().ID)
+	}
+	pk, err := ph.CheckHello()
+	switch {
+	case errors.Is(err, wire.ErrUnsupportedVersion):
+		return nil, fail(wire.CodeUnsupportedVersion, err.Error(), ph.ID)
+	case err != nil:
+		return nil, fail(wire.CodeBadHello, err.Error(), ph.ID)
+	case pk == n.pub:
+		return nil, fail(wire.CodeSelf, "hello carries my own key", ph.ID)
+	}
+
+	// auth, both ways.
+	auth := &wire.Auth{Sig: n.priv.SignText(wire.AuthMessage(myRaw, ph.Raw()))}
+	auth.T, auth.ID, auth.TS = wire.TypeAuth, n.ids.New(), n.stamp()
+	ab, err := wire.Encode(auth)
+	if err != nil {
+		return nil, err
+	}
+	hw.send(ab)
+	f, err = read()
+	if err != nil {
+		return nil, err
+	}
+	pa, ok := f.(*wire.Auth)
+	if !ok {
+		return nil, fail(wire.CodeUnauthenticated, "expected auth, got "+f.Header().T, f.Header().ID)
+	}
+	if !pk.VerifyText(wire.AuthMessage(ph.Raw(), myRaw), pa.Sig) {
+		return nil, fail(wire.CodeAuthFailed, "auth signature does not verify", pa.ID)
+	}
+	if tk, ok := transport.TunnelPeer(c); ok && tk != pk {
+		return nil, fail(wire.CodeNotAllowed, "hello key is not the tunnel's WireGuard peer", ph.ID)
+	}
+	if dialAddr == "" {
+		if why := n.refuse(pk); why != "" {
+			return nil, fail(wire.CodeNotAllowed, why, ph.ID)
+		}
+	}
+
+	// resume, both ways.
+	var seen map[string]string
+	_ = n.db.View(func(tx *store.Tx) error {
+		seen = tx.SeenMap(pk)
+		return nil
+	})
+	res := &wire.Resume{Seen: seen}
+	res.T, res.ID, res.TS = wire.TypeResume, n.ids.New(), n.stamp()
+	rb, err := wire.Encode(res)
+	if err != nil {
+		return nil, err
+	}
+	hw.send(rb)
+	var early []wire.Frame
+	var pr *wire.Resume
+	for pr == nil {
+		f, err = read()
+		if err != nil {
+			return nil, err
+		}
+		switch f := f.(type) {
+		case *wire.Resume:
+			pr = f
+		case *wire.Hello, *wire.Auth:
+			return nil, fail(wire.CodeBadFrame, "second "+f.Header().T, f.Header().ID)
+		default:
+			if len(early) >= 64 {
+				return nil, fail(wire.CodeBadFrame, "no resume after auth", "")
+			}
+			early = append(early, f)
+		}
+	}
+	if err := hw.finish(); err != nil {
+		finished = true
+		c.Close()
+		return nil, fmt.Errorf("peer: handshake: write: %w", err)
+	}
+	finished = true
+	_ = c.SetDeadline(time.Time{})
+	s := newSession(n, c, r, pk, ph, pr, dialAddr, early)
+	s.hsDur = time.Since(start)
+	return s, nil
+}
+
+// advertised is the listen list a hello carries: the bound addresses that
+// another peer could dial (not unix sockets, which are local paths).
+func (n *Node) advertised() []string {
+	var out []string
+	for _, a := range n.ListenAddrs() {
+		if len(a) > 7 && a[:7] == "unix://" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// refuse applies the accept policy to an authenticated incoming key; it
+// returns why the key is refused, or "".
+func (n *Node) refuse(k key.PublicKey) string {
+	if n.cfg.Accept == AcceptAny {
+		return ""
+	}
+	var p *store.Peer
+	_ = n.db.View(func(tx *store.Tx) error {
+		p, _ = tx.Peer(k)
+		return nil
+	})
+	switch n.cfg.Accept {
+	case AcceptTrusted:
+		if p == nil || !p.Trusted {
+			return "this peer accepts trusted keys only"
+		}
+	case AcceptKnown:
+		if p == nil {
+			return "this peer accepts known keys only"
+		}
+	}
+	return ""
+}

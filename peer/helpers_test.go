@@ -1,0 +1,107 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// testNode is a node on a temp data dir that can restart on the same dir.
+type testNode struct {
+	*Node
+	t    testing.TB
+	cfg  Config
+	name string
+}
+
+type tlogWriter struct {
+	t    testing.TB
+	name string
+}
+
+func (w tlogWriter) Write(b []byte) (int, error) {
+	w.t.Helper()
+	w.t.Logf("%s: %s", w.name, b)
+	return len(b), nil
+}
+
+func newTestNode(t testing.TB, name string, mod ...func(*Config)) *testNode {
+	t.Helper()
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Key: k, DataDir: t.TempDir(), Name: name, Listen: []string{"tcp://127.0.0.1:0"},
+		Logger: slog.New(slog.NewTextHandler(tlogWriter{t, name}, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	tn := &testNode{t: t, cfg: cfg, name: name}
+	tn.start()
+	t.Cleanup(func() { tn.Close() })
+	return tn
+}
+
+func (tn *testNode) start() {
+	tn.t.Helper()
+	n, err := New(tn.cfg)
+	if err != nil {
+		tn.t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		tn.t.Fatal(err)
+	}
+	tn.Node = n
+	tn.cfg.Listen = n.ListenAddrs()
+}
+
+// restart closes the node and opens it again on the same data dir, listening
+// on the same address.
+func (tn *testNode) restart() {
+	tn.t.Helper()
+	tn.Close()
+	tn.start()
+}
+
+func (tn *testNode) addr() string { return tn.ListenAddrs()[0] }
+
+func connect(t testing.TB, a, b *testNode) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	k, err := a.Connect(ctx, b.addr())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if k != b.Key() {
+		t.Fatalf("connected to %s, want %s", k, b.Key())
+	}
+}
+
+// eventually polls cond until it holds or 20 s pass.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) SendResult {
+	t.Helper()
+	r, err := n.Send(context.Background(), SendRequest{To: to.String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(text)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -1,0 +1,255 @@
+package peer
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// MaxBlobSize is the largest blob this node accepts (too_large above it).
+const MaxBlobSize = 64 << 30
+
+func (s *session) readLoop() {
+	for {
+		raw, err := s.r.ReadLine()
+		if err != nil {
+			var de *wire.DecodeError
+			switch {
+			case errors.Is(err, wire.ErrTooLong):
+				s.fatal(wire.CodeBadFrame, "line over 1 MiB", "")
+			case errors.As(err, &de):
+				s.fatal(de.Code, de.Msg, "")
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+				s.close(nil)
+			default:
+				s.close(err)
+			}
+			return
+		}
+		f, err := wire.Decode(raw)
+		if err != nil {
+			var de *wire.DecodeError
+			if errors.As(err, &de) && de.Code != wire.CodeBadFrame {
+				s.sendErr(wire.CodeBadRequest, de.Msg, de.ID, de.Th)
+				continue
+			}
+			msg := err.Error()
+			if de != nil {
+				msg = de.Msg
+			}
+			s.fatal(wire.CodeBadFrame, msg, "")
+			return
+		}
+		if !s.handle(f) {
+			return
+		}
+	}
+}
+
+// handle acts on one received frame; false ends the read loop.
+func (s *session) handle(f wire.Frame) bool {
+	n := s.n
+	switch f := f.(type) {
+	case *wire.Hello, *wire.Auth, *wire.Resume:
+		n.log.Debug("ignoring repeated handshake line", "peer", s.peer.Short(), "t", f.Header().T)
+	case *wire.Ack:
+		s.onAck(f)
+	case *wire.Err:
+		n.log.Info("peer sent err", "peer", s.peer.Short(), "code", f.Code, "msg", f.Msg, "re", f.Re)
+		n.publish(Event{Type: "err", Peer: s.peer.String(), Th: f.Th, Of: f.Re, Err: f.Code + ": " + f.Msg})
+		n.onRemoteErr(s, f)
+		if wire.FatalCode(f.Code) {
+			s.close(f)
+			return false
+		}
+	case *wire.Presence:
+		n.onPresence(s, f)
+	case *wire.Unknown:
+		// Unknown types are ignored (SPEC §2).
+	default:
+		if wire.IsContent(f.Header().T) {
+			return s.receive(f)
+		}
+	}
+	return true
+}
+
+// inResult is what storing one inbound content line produced.
+type inResult struct {
+	dup     bool
+	of      string // id to ack
+	line    *LineInfo
+	thread  bool // thread metadata changed
+	blob    *BlobInfo
+	badCode string
+	badMsg  string
+	after   func() // work to start after the commit (profile requests…)
+}
+
+// receive hands a content line to the commit loop; the ack follows the commit.
+func (s *session) receive(f wire.Frame) bool {
+	n := s.n
+	h := f.Header()
+	res := &inResult{}
+	o := &op{
+		fn: func(tx *store.Tx) error {
+			*res = inResult{}
+			return n.storeInbound(tx, s, f, res)
+		},
+		done: func(err error) {
+			if err != nil {
+				n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
+				s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
+				return
+			}
+			if res.badCode != "" {
+				s.sendErr(res.badCode, res.badMsg, h.ID, h.Th)
+			}
+			if res.of != "" {
+				s.queueAck(h.Th, res.of)
+			}
+			n.afterInbound(s, h.Th, res)
+		},
+	}
+	if c, ok := f.(*wire.Chunk); ok {
+		o.pre = func() (string, error) { return n.writeChunk(s.peer, c) }
+	}
+	if err := n.commit.submit(o); err != nil {
+		s.close(err)
+		return false
+	}
+	return true
+}
+
+func (n *Node) afterInbound(s *session, th string, res *inResult) {
+	if res.line != nil {
+		n.publish(Event{Type: EventLine, Peer: s.peer.String(), PeerName: s.hello.Name, Th: th, Line: res.line})
+	}
+	if res.blob != nil {
+		n.publish(Event{Type: EventBlob, Peer: s.peer.String(), Th: res.blob.Th, Blob: res.blob})
+	}
+	if res.after != nil {
+		res.after()
+	}
+}
+
+// writeChunk writes a chunk's bytes into its blob file before the commit.
+// Bytes of a blob that is already complete or corrupt are not written, so a
+// peer cannot change a finished blob.
+func (n *Node) writeChunk(peer key.PublicKey, c *wire.Chunk) (string, error) {
+	var b *store.Blob
+	_ = n.db.View(func(tx *store.Tx) error {
+		b, _ = tx.Blob("in", peer, c.Ref)
+		return nil
+	})
+	if b == nil || b.Complete || b.Corrupt || c.Off+int64(len(c.Data)) > b.Size {
+		return "", nil // storeInbound answers these
+	}
+	if err := n.db.WriteBlobAt(b.File, c.Off, c.Data); err != nil {
+		return "", err
+	}
+	return b.File, nil
+}
+
+// storeInbound stores one content line from s's peer inside tx.
+func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResult) error {
+	h := f.Header()
+	peer := s.peer
+	if tx.Received(peer, h.ID) {
+		res.dup = true
+		res.of = tx.LastSeen(peer, h.Th)
+		return nil
+	}
+	now := n.now()
+	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
+	switch f := f.(type) {
+	case *wire.Chunk:
+		if err := n.storeChunk(tx, peer, f, res); err != nil {
+			return err
+		}
+	case *wire.Mirror:
+		if err := n.storeMirror(tx, s, f, res); err != nil {
+			return err
+		}
+	case *wire.Private:
+		if err := n.storePrivate(tx, s, f, res); err != nil {
+			return err
+		}
+	default:
+		t, _ := tx.EnsureThread(tk, now)
+		seq, err := tx.AppendLine(tk, store.Line{Dir: store.DirIn, From: peer, Stored: now, Raw: h.Raw()})
+		if err != nil {
+			return err
+		}
+		t.Updated = now
+		t.Unread++
+		t.LastFrom = peer.String()
+		switch f := f.(type) {
+		case *wire.Msg:
+			if t.Subject == "" && f.Subject != "" {
+				t.Subject = f.Subject
+			}
+			if txt := previewText(f); txt != "" {
+				t.LastText = txt
+			}
+			if err := n.announceBlobs(tx, peer, f, now); err != nil {
+				return err
+			}
+			n.inspectMsg(tx, s, f, res)
+		case *wire.State:
+			t.Theirs = f.State
+		case *wire.Introduce:
+			n.storeIntroduce(tx, peer, f, now)
+		}
+		tx.Touch(tk)
+		res.line = &LineInfo{Dir: "in", From: peer.String(), Line: json.RawMessage(h.Raw()), Seq: seq, Stored: now.UTC().Format(wire.TimeFormat)}
+		res.thread = true
+		if err := n.mirrorLine(tx, tk, "in", h.Raw()); err != nil {
+			return err
+		}
+	}
+	if err := tx.MarkReceived(peer, h.Th, h.ID); err != nil {
+		return err
+	}
+	res.of = h.ID
+	return nil
+}
+
+// previewText returns the first text of a msg, for previews.
+func previewText(m *wire.Msg) string {
+	for _, p := range m.DecodeParts() {
+		if (p.K == wire.PartText || p.K == wire.PartCode) && p.Text != "" {
+			if len(p.Text) > 200 {
+				return p.Text[:200]
+			}
+			return p.Text
+		}
+	}
+	return ""
+}
+
+// onAck applies a cumulative ack: the acked lines leave the outbox.
+func (s *session) onAck(a *wire.Ack) {
+	n := s.n
+	peer := s.peer
+	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+		lineSeq, ok, err := tx.AckOutbox(peer, a.Th, a.Of)
+		if err != nil || !ok {
+			return err
+		}
+		if lineSeq > 0 {
+			tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: a.Th}
+			if t, ok := tx.Thread(tk); ok && lineSeq > t.AckedSeq {
+				t.AckedSeq = lineSeq
+				tx.Touch(tk)
+			}
+		}
+		n.commit.publishAfter(Event{Type: EventAck, Peer: peer.String(), Th: a.Th, Of: a.Of})
+		return nil
+	}})
+}

@@ -1,0 +1,83 @@
+package key
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+func TestVectorsKeys(t *testing.T) {
+	b, err := os.ReadFile("../../../shared/awp/vectors/keys.json")
+	if err != nil {
+		t.Fatalf("vectors: %v", err)
+	}
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, raw := range v {
+		if name == "note" {
+			continue
+		}
+		var e struct {
+			SeedHex string `json:"seed_hex"`
+			Key     string `json:"key"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		seed, _ := hex.DecodeString(e.SeedHex)
+		k, err := FromSeed(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.Public().String(); got != e.Key {
+			t.Errorf("%s: key %s, want %s", name, got, e.Key)
+		}
+		p, err := ParsePublic(e.Key)
+		if err != nil || p != k.Public() {
+			t.Errorf("%s: parse %v", name, err)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("checked %d keys, want 3", n)
+	}
+}
+
+func TestParseBad(t *testing.T) {
+	good := "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"
+	for _, s := range []string{"", "ed25519:", good[:len(good)-1], good + "A", "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmR",
+		"x25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ", "ed25519:ebVWLo+mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"} {
+		if _, err := ParsePublic(s); err == nil {
+			t.Errorf("ParsePublic(%q) accepted", s)
+		}
+	}
+	if _, err := ParsePublic(good); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSignVerify(t *testing.T) {
+	k, err := NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := k.SignText([]byte("hi"))
+	if !k.Public().VerifyText([]byte("hi"), sig) {
+		t.Fatal("verify failed")
+	}
+	if k.Public().VerifyText([]byte("ho"), sig) {
+		t.Fatal("verify of other message succeeded")
+	}
+	var z PublicKey
+	if z.Verify([]byte("hi"), k.Sign([]byte("hi"))) {
+		t.Fatal("zero key verified")
+	}
+	var p PublicKey
+	if err := json.Unmarshal([]byte(`"`+k.Public().String()+`"`), &p); err != nil || p != k.Public() {
+		t.Fatalf("json round trip: %v", err)
+	}
+}

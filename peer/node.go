@@ -1,0 +1,359 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// Accept policies for incoming keys.
+const (
+	AcceptAny     = "any"     // any authenticated key (capabilities still need grants)
+	AcceptKnown   = "known"   // keys this node has seen, dialed, trusted or been introduced to
+	AcceptTrusted = "trusted" // trusted keys only
+)
+
+// Config configures a Node. Key and DataDir are required.
+type Config struct {
+	Key             key.PrivateKey
+	DataDir         string
+	Name            string
+	About           string
+	Listen          []string
+	Dial            []string
+	Accept          string
+	Trust           []string
+	Workspace       string
+	Approver        Approver
+	ApprovalTimeout time.Duration
+	AllowPublicTCP  bool
+	Logger          *slog.Logger
+	Now             func() time.Time
+
+	// Caps overrides the capabilities announced in hello (tests).
+	Caps []string
+	// HandshakeTimeout overrides SPEC §4's 10 seconds (tests).
+	HandshakeTimeout time.Duration
+	// NoSync turns off fsync (benchmarks of the non-durable path only).
+	NoSync bool
+}
+
+// Errors returned by the node's API.
+var (
+	// ErrClosed is returned by calls made after Close.
+	ErrClosed = errors.New("peer: node closed")
+	// ErrStarted is returned by a second Start.
+	ErrStarted = errors.New("peer: node already started")
+	// ErrNoThread is returned when a thread does not exist.
+	ErrNoThread = errors.New("peer: no such thread")
+	// ErrBadKey is returned when a key argument is malformed.
+	ErrBadKey = errors.New("peer: bad key")
+	// ErrNoBlob is returned when a blob does not exist or is not complete.
+	ErrNoBlob = errors.New("peer: no complete blob")
+)
+
+// DefaultCaps are the capabilities this peer announces.
+var DefaultCaps = []string{"chat", "blob", "grant", "introduce"}
+
+// Node is an AWP peer.
+type Node struct {
+	cfg  Config
+	priv key.PrivateKey
+	pub  key.PublicKey
+	log  *slog.Logger
+	now  func() time.Time
+	db   *store.DB
+	tm   *transport.Manager
+	ids  wire.IDGen
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine but the commit loop
+	commit commitLoop
+	events broker
+	mirror mirrorState
+	hsSem  chan struct{} // bounds handshakes in flight
+
+	mu        sync.Mutex // guards the fields below
+	started   bool
+	closed    bool
+	sessions  map[key.PublicKey]*session
+	dialers   map[string]*dialer
+	listeners []transport.Listener
+	outSig    map[key.PublicKey]chan struct{}
+	approvals map[string]*pending
+	doneCh    chan struct{}
+}
+
+// New opens the store and prepares a node; Start runs it.
+func New(cfg Config) (*Node, error) {
+	if cfg.Key.IsZero() {
+		return nil, errors.New("peer: config: no key")
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("peer: config: no data directory")
+	}
+	switch cfg.Accept {
+	case "":
+		cfg.Accept = AcceptAny
+	case AcceptAny, AcceptKnown, AcceptTrusted:
+	default:
+		return nil, fmt.Errorf("peer: config: accept %q: want any, known or trusted", cfg.Accept)
+	}
+	if cfg.Name == "" {
+		cfg.Name = defaultName()
+	}
+	if cfg.ApprovalTimeout == 0 {
+		cfg.ApprovalTimeout = 5 * time.Minute
+	}
+	if cfg.HandshakeTimeout == 0 {
+		cfg.HandshakeTimeout = 10 * time.Second
+	}
+	if cfg.Caps == nil {
+		cfg.Caps = DefaultCaps
+	}
+	if cfg.Workspace == "" {
+		cfg.Workspace, _ = os.Getwd()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	db, err := store.Open(cfg.DataDir, store.Options{NoSync: cfg.NoSync})
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		cfg: cfg, priv: cfg.Key, pub: cfg.Key.Public(), log: log, now: now, db: db,
+		sessions:  map[key.PublicKey]*session{},
+		dialers:   map[string]*dialer{},
+		outSig:    map[key.PublicKey]chan struct{}{},
+		approvals: map[string]*pending{},
+		hsSem:     make(chan struct{}, 64),
+		doneCh:    make(chan struct{}),
+	}
+	n.ids.Now = now
+	_ = db.View(func(tx *store.Tx) error {
+		if b := tx.Meta("last_id"); b != nil {
+			n.ids.Observe(string(b))
+		}
+		n.loadMirrorHosts(tx)
+		return nil
+	})
+	n.tm = transport.New(transport.Options{Key: cfg.Key, AllowPublicTCP: cfg.AllowPublicTCP, Logger: log})
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.commit.init(n)
+	return n, nil
+}
+
+func defaultName() string {
+	host, _ := os.Hostname()
+	u, err := user.Current()
+	if err != nil || u.Username == "" {
+		return "awp@" + host
+	}
+	return u.Username + "@" + host
+}
+
+// Key returns this node's public key.
+func (n *Node) Key() key.PublicKey { return n.pub }
+
+// Name returns this node's display name.
+func (n *Node) Name() string { return n.cfg.Name }
+
+// DataDir returns the node's data directory.
+func (n *Node) DataDir() string { return n.cfg.DataDir }
+
+// Done is closed when the node has stopped.
+func (n *Node) Done() <-chan struct{} { return n.doneCh }
+
+// Start opens the listeners, starts the dialers (Config.Dial and addresses
+// dialed before a restart) and the node's loops. A failed Start undoes
+// itself; the node must then be closed.
+func (n *Node) Start() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return ErrClosed
+	}
+	if n.started {
+		n.mu.Unlock()
+		return ErrStarted
+	}
+	n.started = true
+	n.mu.Unlock()
+
+	n.commit.start()
+	if err := n.applyTrustConfig(); err != nil {
+		return err
+	}
+	for _, a := range n.cfg.Listen {
+		if err := n.Listen(a); err != nil {
+			n.closeListeners()
+			return err
+		}
+	}
+	dials := append([]string(nil), n.cfg.Dial...)
+	_ = n.db.View(func(tx *store.Tx) error {
+		tx.Peers(func(p *store.Peer) bool {
+			if p.Dialed != "" {
+				dials = append(dials, p.Dialed)
+			}
+			if k, err := key.ParsePublic(p.Key); err == nil {
+				n.tm.AllowKey(k)
+			}
+			return true
+		})
+		return nil
+	})
+	for _, a := range dials {
+		n.ensureDialer(a)
+	}
+	n.log.Info("node started", "key", n.pub.String(), "name", n.cfg.Name, "listen", n.ListenAddrs())
+	return nil
+}
+
+func (n *Node) applyTrustConfig() error {
+	for _, s := range n.cfg.Trust {
+		if err := n.Trust(s, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Listen adds a listener at addr.
+func (n *Node) Listen(addr string) error {
+	l, err := n.tm.Listen(n.ctx, addr)
+	if err != nil {
+		return fmt.Errorf("peer: listen %s: %w", addr, err)
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		l.Close()
+		return ErrClosed
+	}
+	n.listeners = append(n.listeners, l)
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go n.acceptLoop(l)
+	return nil
+}
+
+// ListenAddrs returns the bound listen addresses.
+func (n *Node) ListenAddrs() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]string, 0, len(n.listeners))
+	for _, l := range n.listeners {
+		out = append(out, l.Addr())
+	}
+	return out
+}
+
+func (n *Node) acceptLoop(l transport.Listener) {
+	defer n.wg.Done()
+	backoff := 5 * time.Millisecond
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if n.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			n.log.Warn("accept", "addr", l.Addr(), "err", err)
+			select {
+			case <-time.After(backoff):
+			case <-n.ctx.Done():
+				return
+			}
+			backoff = min(backoff*2, time.Second)
+			continue
+		}
+		backoff = 5 * time.Millisecond
+		select {
+		case n.hsSem <- struct{}{}:
+		case <-n.ctx.Done():
+			c.Close()
+			return
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			s, err := n.handshake(c, "")
+			<-n.hsSem
+			if err != nil {
+				n.log.Info("handshake failed", "remote", c.RemoteAddr(), "err", err)
+				return
+			}
+			s.run()
+		}()
+	}
+}
+
+func (n *Node) closeListeners() {
+	n.mu.Lock()
+	ls := n.listeners
+	n.listeners = nil
+	n.mu.Unlock()
+	for _, l := range ls {
+		l.Close()
+	}
+}
+
+// Close stops the node: listeners, dialers and sessions end, the commit
+// loop stores what it has been handed, and the store closes. It is safe to
+// call more than once.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		<-n.doneCh
+		return nil
+	}
+	n.closed = true
+	sessions := make([]*session, 0, len(n.sessions))
+	for _, s := range n.sessions {
+		sessions = append(sessions, s)
+	}
+	n.mu.Unlock()
+
+	n.cancel()
+	n.closeListeners()
+	for _, s := range sessions {
+		s.close(nil)
+	}
+	n.wg.Wait()
+	n.commit.stop()
+	n.events.closeAll()
+	err := n.tm.Close()
+	if cerr := n.db.Close(); err == nil {
+		err = cerr
+	}
+	n.log.Info("node stopped")
+	close(n.doneCh)
+	return err
+}
+
+func (n *Node) isClosed() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.closed
+}
+
+func (n *Node) stamp() string { return wire.FormatTime(n.now()) }

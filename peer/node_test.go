@@ -1,0 +1,77 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+func TestSendReceiveAck(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	connect(t, a, b)
+	r := sendText(t, a, b.Key(), "", "hello b")
+	eventually(t, "b has the line", func() bool {
+		ls, err := b.Lines(r.Th, "")
+		return err == nil && len(ls) == 1
+	})
+	ls, _ := b.Lines(r.Th, "")
+	var m wire.Msg
+	if err := json.Unmarshal(ls[0].Line, &m); err != nil || m.ID != r.ID || ls[0].Dir != "in" || ls[0].From != a.Key().String() {
+		t.Fatalf("line %+v %v", ls[0], err)
+	}
+	eventually(t, "a sees the ack", func() bool {
+		ls, _ := a.Lines(r.Th, "")
+		return len(ls) == 1 && ls[0].Acked
+	})
+	ths, _ := b.Threads()
+	if len(ths) != 1 || ths[0].Unread != 1 || ths[0].Subject != "s" || ths[0].Peer != a.Key().String() {
+		t.Fatalf("threads %+v", ths)
+	}
+	// b answers in the same thread; the answer reaches a over the same session.
+	if _, err := b.Send(context.Background(), SendRequest{To: a.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("hi a")}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a has the answer", func() bool {
+		ls, _ := a.Lines(r.Th, "")
+		return len(ls) == 2 && ls[1].Dir == "in"
+	})
+}
+
+func TestReplayAfterRestart(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	connect(t, a, b)
+	r := sendText(t, a, b.Key(), "", "first")
+	eventually(t, "first acked", func() bool {
+		ls, _ := a.Lines(r.Th, "")
+		return len(ls) == 1 && ls[0].Acked
+	})
+	b.Close()
+	// Queued while b is down.
+	for i := 0; i < 50; i++ {
+		sendText(t, a, b.Key(), r.Th, fmt.Sprint("queued ", i))
+	}
+	b.restart()
+	eventually(t, "all replayed", func() bool {
+		ls, _ := b.Lines(r.Th, "")
+		return len(ls) == 51
+	})
+	ls, _ := b.Lines(r.Th, "")
+	for i, l := range ls[1:] {
+		var m wire.Msg
+		json.Unmarshal(l.Line, &m)
+		var p wire.Part
+		json.Unmarshal(m.Parts[0], &p)
+		if p.Text != fmt.Sprint("queued ", i) {
+			t.Fatalf("line %d: %q (order broken)", i, p.Text)
+		}
+	}
+	eventually(t, "all acked", func() bool {
+		ls, _ := a.Lines(r.Th, "")
+		return ls[len(ls)-1].Acked
+	})
+}

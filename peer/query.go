@@ -1,0 +1,193 @@
+package peer
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+func threadInfo(tk store.ThreadKey, t *store.Thread, names map[string]string) ThreadInfo {
+	ti := ThreadInfo{
+		Th: tk.Th, Peer: tk.Peer.String(), Subject: t.Subject, Mine: t.Mine, Theirs: t.Theirs,
+		Unread: t.Unread, Updated: wire.FormatTime(t.Updated), Lines: int(t.LastSeq), LastText: t.LastText,
+		Mirror: tk.NS == store.NSOwn && !t.NoMirror && !t.Private, Private: t.Private, Withdrawn: t.Withdrawn,
+	}
+	if tk.NS == store.NSMirrored {
+		ti.MirroredFrom = tk.Peer.String()
+		ti.Peer = t.Of
+	}
+	ti.PeerName = names[ti.Peer]
+	return ti
+}
+
+// Threads lists every thread, newest activity first.
+func (n *Node) Threads() ([]ThreadInfo, error) {
+	out := []ThreadInfo{}
+	err := n.db.View(func(tx *store.Tx) error {
+		names := peerNames(tx)
+		return tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
+			out = append(out, threadInfo(tk, t, names))
+			return true
+		})
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated > out[j].Updated })
+	return out, err
+}
+
+func peerNames(tx *store.Tx) map[string]string {
+	names := map[string]string{}
+	tx.Peers(func(p *store.Peer) bool {
+		names[p.Key] = p.Name
+		return true
+	})
+	return names
+}
+
+// findThread resolves th (and, for mirrored threads, the sharer).
+func (n *Node) findThread(tx *store.Tx, th, from string) (store.ThreadKey, *store.Thread, error) {
+	if from != "" {
+		k, err := key.ParsePublic(from)
+		if err != nil {
+			return store.ThreadKey{}, nil, fmt.Errorf("%w: %v", ErrBadKey, err)
+		}
+		tk := store.ThreadKey{NS: store.NSMirrored, Peer: k, Th: th}
+		if t, ok := tx.Thread(tk); ok {
+			return tk, t, nil
+		}
+		return store.ThreadKey{}, nil, fmt.Errorf("%w: %s from %s", ErrNoThread, th, k.Short())
+	}
+	tk, ok := n.ownThread(tx, th)
+	if !ok {
+		return store.ThreadKey{}, nil, fmt.Errorf("%w: %s", ErrNoThread, th)
+	}
+	t, _ := tx.Thread(tk)
+	return tk, t, nil
+}
+
+// Thread returns one thread's summary.
+func (n *Node) Thread(th, from string) (ThreadInfo, error) {
+	var ti ThreadInfo
+	err := n.db.View(func(tx *store.Tx) error {
+		tk, t, err := n.findThread(tx, th, from)
+		if err != nil {
+			return err
+		}
+		ti = threadInfo(tk, t, peerNames(tx))
+		return nil
+	})
+	return ti, err
+}
+
+// Lines returns a thread's lines in order. from names the sharer of a
+// mirrored thread; "" means my own thread th.
+func (n *Node) Lines(th, from string) ([]LineInfo, error) {
+	return n.LinesAfter(th, from, 0, 0)
+}
+
+// LinesAfter returns up to limit lines after seq (limit 0: all).
+func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo, error) {
+	out := []LineInfo{}
+	err := n.db.View(func(tx *store.Tx) error {
+		tk, t, err := n.findThread(tx, th, from)
+		if err != nil {
+			return err
+		}
+		tx.Lines(tk, after, func(l store.Line) bool {
+			li := LineInfo{From: l.From.String(), Line: json.RawMessage(l.Raw), Seq: l.Seq, Stored: wire.FormatTime(l.Stored)}
+			li.Dir = "in"
+			if l.Dir == store.DirOut {
+				li.Dir = "out"
+			}
+			if tk.NS == store.NSMirrored {
+				li.MirroredFrom = tk.Peer.String()
+			} else {
+				li.Acked = l.Dir == store.DirOut && l.Seq <= t.AckedSeq
+			}
+			out = append(out, li)
+			return limit == 0 || len(out) < limit
+		})
+		return nil
+	})
+	return out, err
+}
+
+// MarkRead marks every line of a thread read.
+func (n *Node) MarkRead(th, from string) error {
+	return n.commit.run(func(tx *store.Tx) error {
+		tk, t, err := n.findThread(tx, th, from)
+		if err != nil {
+			return err
+		}
+		if t.Unread == 0 && t.ReadSeq == t.LastSeq {
+			return nil
+		}
+		t.ReadSeq, t.Unread = t.LastSeq, 0
+		tx.Touch(tk)
+		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer.String(), Th: th})
+		return nil
+	})
+}
+
+// Peers lists known peers, with whether a session is up.
+func (n *Node) Peers() ([]PeerInfo, error) {
+	out := []PeerInfo{}
+	err := n.db.View(func(tx *store.Tx) error {
+		tx.Peers(func(p *store.Peer) bool {
+			pi := PeerInfo{Key: p.Key, Name: p.Name, About: p.About, Trusted: p.Trusted, IntroducedBy: p.IntroducedBy,
+				Listen: p.Listen, Caps: p.Caps, Dialed: p.Dialed}
+			if pi.Listen == nil {
+				pi.Listen = []string{}
+			}
+			if !p.LastSeen.IsZero() {
+				pi.LastSeen = wire.FormatTime(p.LastSeen)
+			}
+			if k, err := key.ParsePublic(p.Key); err == nil {
+				if s := n.sessionFor(k); s != nil {
+					pi.Up = true
+					pi.Name = s.hello.Name
+				}
+			}
+			out = append(out, pi)
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+// Trust adds a key to the trust list (or removes it).
+func (n *Node) Trust(k string, trusted bool) error {
+	pk, err := n.parsePeer(k)
+	if err != nil {
+		return err
+	}
+	now := n.now()
+	err = n.commit.run(func(tx *store.Tx) error {
+		p, ok := tx.Peer(pk)
+		if !ok {
+			p = &store.Peer{Key: pk.String(), FirstSeen: now}
+		}
+		p.Trusted = trusted
+		return tx.PutPeer(p)
+	})
+	if err == nil {
+		if trusted {
+			n.tm.AllowKey(pk)
+		}
+		n.publish(Event{Type: EventPresence, Peer: pk.String()})
+	}
+	return err
+}
+
+// trusted reports whether k is on the trust list (my own key always is).
+func (n *Node) trusted(tx *store.Tx, k key.PublicKey) bool {
+	if k == n.pub {
+		return true
+	}
+	p, ok := tx.Peer(k)
+	return ok && p.Trusted
+}

@@ -1,0 +1,213 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// Send queues one msg durably: when it returns, the msg is in the peer's
+// outbox and will be delivered (and replayed) until acknowledged.
+func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
+	to, err := n.parsePeer(r.To)
+	if err != nil {
+		return SendResult{}, err
+	}
+	th := r.Th
+	if th == "" {
+		th = wire.NewThread()
+	} else if !wire.ValidThread(th) {
+		return SendResult{}, fmt.Errorf("peer: send: bad thread id %q (want thr_ and 1 to 32 of [0-9a-z])", th)
+	}
+	if r.Re != "" && !wire.ValidID(r.Re) {
+		return SendResult{}, fmt.Errorf("peer: send: bad re %q", r.Re)
+	}
+	parts := make([]json.RawMessage, 0, len(r.Parts)+len(r.Blobs))
+	for i, p := range r.Parts {
+		var k struct {
+			K *string `json:"k"`
+		}
+		if err := json.Unmarshal(p, &k); err != nil || k.K == nil {
+			return SendResult{}, fmt.Errorf("peer: send: part %d is not an object with a string k", i)
+		}
+		parts = append(parts, p)
+	}
+	var staged []*stagedBlob
+	for _, bf := range r.Blobs {
+		sb, err := n.stageBlob(bf)
+		if err != nil {
+			return SendResult{}, err
+		}
+		staged = append(staged, sb)
+		parts = append(parts, wire.BlobPart(sb.ref, sb.name, sb.mime, sb.size, sb.sha))
+	}
+	if len(parts) == 0 {
+		return SendResult{}, errors.New("peer: send: a msg needs at least one part")
+	}
+	m := &wire.Msg{Subject: r.Subject, Re: r.Re, Parts: parts}
+	m.T, m.Th = wire.TypeMsg, th
+	if err := checkSize(m); err != nil {
+		return SendResult{}, err
+	}
+	var res SendResult
+	err = n.runCtx(ctx, func(tx *store.Tx) error {
+		now := n.now()
+		m.ID, m.TS = n.ids.New(), wire.FormatTime(now)
+		m.SetRaw(nil)
+		raw, err := wire.Encode(m)
+		if err != nil {
+			return err
+		}
+		if _, err := n.appendOut(tx, to, th, m.ID, raw, now, func(t *store.Thread) {
+			if t.Subject == "" && m.Subject != "" {
+				t.Subject = m.Subject
+			}
+			if txt := previewText(m); txt != "" {
+				t.LastText = txt
+			}
+		}); err != nil {
+			return err
+		}
+		for _, sb := range staged {
+			if err := n.queueBlob(tx, to, th, sb, now); err != nil {
+				return err
+			}
+		}
+		res = SendResult{ID: m.ID, Th: th}
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, fmt.Errorf("peer: send: %w", err)
+	}
+	return res, nil
+}
+
+// checkSize refuses a msg that would not fit in one line, before it is
+// given an id.
+func checkSize(m *wire.Msg) error {
+	probe := *m
+	probe.ID, probe.TS = "00000000000000000000000000", wire.FormatTime(time.Now())
+	probe.SetRaw(nil)
+	if _, err := wire.Encode(&probe); err != nil {
+		return fmt.Errorf("peer: send: %w (send large content as a blob)", err)
+	}
+	return nil
+}
+
+// SetState queues a state line in an existing thread of mine.
+func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult, error) {
+	if state == "" {
+		return SendResult{}, errors.New("peer: state: empty state")
+	}
+	var res SendResult
+	err := n.runCtx(ctx, func(tx *store.Tx) error {
+		tk, ok := n.ownThread(tx, th)
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrNoThread, th)
+		}
+		now := n.now()
+		st := &wire.State{State: state, Note: note}
+		st.T, st.ID, st.TS, st.Th = wire.TypeState, n.ids.New(), wire.FormatTime(now), th
+		raw, err := wire.Encode(st)
+		if err != nil {
+			return err
+		}
+		if _, err := n.appendOut(tx, tk.Peer, th, st.ID, raw, now, func(t *store.Thread) { t.Mine = state }); err != nil {
+			return err
+		}
+		res = SendResult{ID: st.ID, Th: th}
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, fmt.Errorf("peer: state: %w", err)
+	}
+	return res, nil
+}
+
+// ownThread finds my thread with id th (with whichever peer it is).
+func (n *Node) ownThread(tx *store.Tx, th string) (store.ThreadKey, bool) {
+	for _, tk := range tx.FindThreads(th) {
+		if tk.NS == store.NSOwn {
+			return tk, true
+		}
+	}
+	return store.ThreadKey{}, false
+}
+
+// appendOut stores an outbound content line in its thread and the peer's
+// outbox, mirrors it, and arranges for the sender to wake after the commit.
+func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []byte, now time.Time, update func(*store.Thread)) (uint64, error) {
+	tk := store.ThreadKey{NS: store.NSOwn, Peer: to, Th: th}
+	t, _ := tx.EnsureThread(tk, now)
+	seq, err := tx.AppendLine(tk, store.Line{Dir: store.DirOut, From: n.pub, Stored: now, Raw: raw})
+	if err != nil {
+		return 0, err
+	}
+	t.Updated = now
+	t.LastFrom = n.pub.String()
+	if t.ReadSeq == seq-1 {
+		t.ReadSeq = seq // my own line does not make the thread unread
+	}
+	if update != nil {
+		update(t)
+	}
+	tx.Touch(tk)
+	if _, err := tx.AppendOutbox(to, store.Out{Th: th, ID: id, LineSeq: seq, Raw: raw}); err != nil {
+		return 0, err
+	}
+	if err := tx.PutMeta("last_id", []byte(id)); err != nil {
+		return 0, err
+	}
+	if err := n.mirrorLine(tx, tk, "out", raw); err != nil {
+		return 0, err
+	}
+	n.commit.wakeAfter(to)
+	n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
+		Line: &LineInfo{Dir: "out", From: n.pub.String(), Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
+	return seq, nil
+}
+
+// queueRaw appends a line to a peer's outbox that is not kept in a thread
+// (mirror lines to hosts).
+func (n *Node) queueRaw(tx *store.Tx, to key.PublicKey, o store.Out) error {
+	if _, err := tx.AppendOutbox(to, o); err != nil {
+		return err
+	}
+	if err := tx.PutMeta("last_id", []byte(o.ID)); err != nil {
+		return err
+	}
+	n.commit.wakeAfter(to)
+	return nil
+}
+
+// runCtx runs fn in the commit loop and waits, giving up waiting (not the
+// write) when ctx ends.
+func (n *Node) runCtx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	ch := make(chan error, 1)
+	if err := n.commit.submit(&op{fn: fn, done: func(err error) { ch <- err }}); err != nil {
+		return err
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (n *Node) parsePeer(s string) (key.PublicKey, error) {
+	k, err := key.ParsePublic(s)
+	if err != nil {
+		return key.PublicKey{}, fmt.Errorf("%w: %v", ErrBadKey, err)
+	}
+	if k == n.pub {
+		return key.PublicKey{}, fmt.Errorf("%w: that is this node's own key", ErrBadKey)
+	}
+	return k, nil
+}

@@ -1,0 +1,343 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// writeLimit bounds the bytes queued for one session's writer.
+const writeLimit = 4 << 20
+
+// writeTimeout is how long one flush may take before the session is dropped.
+const writeTimeout = 2 * time.Minute
+
+// session is one authenticated connection to a peer. Its writer goroutine
+// alone writes to the connection; its reader hands content to the commit
+// loop; its sender walks the outbox.
+type session struct {
+	n        *Node
+	c        net.Conn
+	r        *wire.Reader
+	peer     key.PublicKey
+	hello    *wire.Hello
+	resume   *wire.Resume
+	dialAddr string // set when this node dialed
+	early    []wire.Frame
+	hsDur    time.Duration
+	started  time.Time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wq     writeQueue
+
+	ackMu sync.Mutex        // guards acks
+	acks  map[string]string // th → newest committed id to ack
+
+	closeOnce sync.Once
+}
+
+func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.Hello, res *wire.Resume, dialAddr string, early []wire.Frame) *session {
+	s := &session{n: n, c: c, r: r, peer: pk, hello: h, resume: res, dialAddr: dialAddr, early: early,
+		acks: map[string]string{}, started: time.Now()}
+	s.ctx, s.cancel = context.WithCancel(n.ctx)
+	s.wq.init(writeLimit)
+	return s
+}
+
+// run registers the session, runs its goroutines and returns when it ends.
+func (s *session) run() {
+	n := s.n
+	if !n.register(s) {
+		s.close(nil)
+		return
+	}
+	n.log.Info("peer up", "peer", s.peer.Short(), "name", s.hello.Name, "dialed", s.dialAddr != "", "handshake", s.hsDur)
+	n.notePeer(s)
+	n.publish(Event{Type: EventPeerUp, Peer: s.peer.String(), PeerName: s.hello.Name})
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); s.writeLoop() }()
+	go func() { defer wg.Done(); s.readLoop() }()
+	go func() { defer wg.Done(); s.sendLoop() }()
+	<-s.ctx.Done()
+	s.c.Close()
+	s.wq.close()
+	wg.Wait()
+	n.unregister(s)
+	n.log.Info("peer down", "peer", s.peer.Short())
+	n.publish(Event{Type: EventPeerDown, Peer: s.peer.String(), PeerName: s.hello.Name})
+}
+
+// close ends the session.
+func (s *session) close(err error) {
+	s.closeOnce.Do(func() {
+		if err != nil && s.ctx.Err() == nil {
+			s.n.log.Info("session closed", "peer", s.peer.Short(), "err", err)
+		}
+		s.cancel()
+		s.c.Close()
+		s.wq.close()
+	})
+}
+
+// fatal sends one err line and closes after it is written.
+func (s *session) fatal(code, msg, re string) {
+	e := wire.NewErr(s.n.ids.New(), s.n.stamp(), code, msg, re, "")
+	if b, err := wire.Encode(e); err == nil {
+		s.wq.pushFinal(b)
+		return
+	}
+	s.close(nil)
+}
+
+// sendErr queues a non-fatal err line ahead of content.
+func (s *session) sendErr(code, msg, re, th string) {
+	e := wire.NewErr(s.n.ids.New(), s.n.stamp(), code, msg, re, th)
+	if b, err := wire.Encode(e); err == nil {
+		s.wq.pushPrio(b)
+	}
+}
+
+// queueAck records that th is stored up to id; the writer sends one ack
+// per thread with the newest id (coalescing).
+func (s *session) queueAck(th, id string) {
+	s.ackMu.Lock()
+	s.acks[th] = id
+	s.ackMu.Unlock()
+	s.wq.wake()
+}
+
+func (s *session) takeAcks() map[string]string {
+	s.ackMu.Lock()
+	defer s.ackMu.Unlock()
+	if len(s.acks) == 0 {
+		return nil
+	}
+	a := s.acks
+	s.acks = map[string]string{}
+	return a
+}
+
+func (s *session) writeLoop() {
+	w := wire.NewWriter(s.c)
+	for {
+		prio, items, final, closed := s.wq.take()
+		acks := s.takeAcks()
+		if closed && !final && len(prio) == 0 {
+			return
+		}
+		_ = s.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+		var err error
+		for _, b := range prio {
+			if err == nil {
+				err = w.WriteLine(b)
+			}
+		}
+		for th, of := range acks {
+			if err == nil {
+				b, _ := wire.Encode(wire.NewAck(th, of))
+				err = w.WriteLine(b)
+			}
+		}
+		for _, b := range items {
+			if err == nil {
+				err = w.WriteLine(b)
+			}
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			s.close(err)
+			return
+		}
+		if final || closed {
+			s.close(nil)
+			return
+		}
+	}
+}
+
+// writeQueue is the bounded queue in front of a session's writer. Content
+// waits while more than limit bytes are queued; err lines and the final
+// line jump ahead.
+type writeQueue struct {
+	mu     sync.Mutex // guards the fields below
+	cond   sync.Cond
+	items  [][]byte
+	prio   [][]byte
+	bytes  int
+	limit  int
+	woken  bool
+	final  bool
+	closed bool
+}
+
+func (q *writeQueue) init(limit int) {
+	q.limit = limit
+	q.cond.L = &q.mu
+}
+
+var errQueueClosed = errors.New("peer: session closed")
+
+// push queues a content line, waiting while the queue is full.
+func (q *writeQueue) push(b []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.bytes >= q.limit && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return errQueueClosed
+	}
+	q.items = append(q.items, b)
+	q.bytes += len(b)
+	q.cond.Broadcast()
+	return nil
+}
+
+func (q *writeQueue) pushPrio(b []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.prio = append(q.prio, b)
+	q.cond.Broadcast()
+}
+
+// pushFinal queues b ahead of everything and closes the queue after it.
+func (q *writeQueue) pushFinal(b []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.prio = append(q.prio, b)
+	q.items = nil
+	q.final = true
+	q.closed = true
+	q.cond.Broadcast()
+}
+
+func (q *writeQueue) wake() {
+	q.mu.Lock()
+	q.woken = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *writeQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// take waits for work and returns all of it.
+func (q *writeQueue) take() (prio, items [][]byte, final, closed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && len(q.prio) == 0 && !q.woken && !q.closed {
+		q.cond.Wait()
+	}
+	prio, items, final, closed = q.prio, q.items, q.final, q.closed
+	q.prio, q.items, q.bytes, q.woken = nil, nil, 0, false
+	q.final = false
+	q.cond.Broadcast()
+	return
+}
+
+// register makes s the session for its peer. When a session for the peer
+// exists: a reconnect from the same side replaces it; crossed connections
+// (each side dialed) keep the one dialed by the smaller key, so both sides
+// choose the same.
+func (n *Node) register(s *session) bool {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return false
+	}
+	old := n.sessions[s.peer]
+	if old != nil {
+		oldMine, newMine := old.dialAddr != "", s.dialAddr != ""
+		if oldMine != newMine {
+			// Crossed: keep the connection the smaller key dialed.
+			mineWins := lessKey(n.pub, s.peer)
+			keepNew := newMine == mineWins
+			if !keepNew {
+				n.mu.Unlock()
+				return false
+			}
+		}
+	}
+	n.sessions[s.peer] = s
+	n.mu.Unlock()
+	if old != nil {
+		old.close(errors.New("replaced by a newer connection"))
+	}
+	n.tm.AllowKey(s.peer)
+	return true
+}
+
+func lessKey(a, b key.PublicKey) bool {
+	ra, rb := a.Raw(), b.Raw()
+	return string(ra[:]) < string(rb[:])
+}
+
+func (n *Node) unregister(s *session) {
+	n.mu.Lock()
+	if n.sessions[s.peer] == s {
+		delete(n.sessions, s.peer)
+	}
+	n.mu.Unlock()
+}
+
+func (n *Node) sessionFor(k key.PublicKey) *session {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sessions[k]
+}
+
+// notePeer records what the hello said about the peer (asynchronously).
+func (n *Node) notePeer(s *session) {
+	now := n.now()
+	h := s.hello
+	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		if !ok {
+			p = &store.Peer{Key: s.peer.String(), FirstSeen: now}
+		}
+		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
+		if s.dialAddr != "" && p.Dialed == "" {
+			p.Dialed = s.dialAddr
+		}
+		return tx.PutPeer(p)
+	}})
+}
+
+// outSignal returns the channel that wakes the sender for peer k.
+func (n *Node) outSignal(k key.PublicKey) chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch := n.outSig[k]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		n.outSig[k] = ch
+	}
+	return ch
+}
+
+func (n *Node) wakeSender(k key.PublicKey) {
+	select {
+	case n.outSignal(k) <- struct{}{}:
+	default:
+	}
+}

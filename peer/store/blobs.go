@@ -1,0 +1,264 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// Blob is a blob's record. Its bytes are in File (relative to the data dir).
+type Blob struct {
+	Dir       string    `json:"dir"` // "in" (received) or "out" (sent)
+	Peer      string    `json:"peer"`
+	Ref       string    `json:"ref"`
+	Th        string    `json:"th"`
+	Name      string    `json:"name"`
+	Mime      string    `json:"mime"`
+	Size      int64     `json:"size"`
+	Sha256    string    `json:"sha256,omitempty"`
+	Received  int64     `json:"received"` // in: bytes stored so far (contiguous from 0 unless Unordered)
+	HashState []byte    `json:"hs,omitempty"`
+	Unordered bool      `json:"unordered,omitempty"` // a chunk came out of order: rehash at the end
+	Complete  bool      `json:"complete"`
+	Corrupt   bool      `json:"corrupt"`
+	File      string    `json:"file"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+}
+
+func blobKey(dir string, peer key.PublicKey, ref string) []byte {
+	b := []byte{0}
+	if dir == "out" {
+		b[0] = 1
+	}
+	b = append(b, peerBytes(peer)...)
+	return append(b, ref...)
+}
+
+// InBlobFile is where a received blob's bytes live: named by a digest of
+// (sender, ref), so a hostile ref cannot name a path.
+func InBlobFile(peer key.PublicKey, ref string) string {
+	h := sha256.New()
+	h.Write(peerBytes(peer))
+	h.Write([]byte(ref))
+	return filepath.Join("blobs", "in", hex.EncodeToString(h.Sum(nil))[:40])
+}
+
+// OutBlobFile is where a sent blob's bytes live.
+func OutBlobFile(ref string) string {
+	h := sha256.Sum256([]byte(ref))
+	return filepath.Join("blobs", "out", hex.EncodeToString(h[:])[:40])
+}
+
+// Blob returns a blob's record.
+func (tx *Tx) Blob(dir string, peer key.PublicKey, ref string) (*Blob, bool) {
+	v := tx.btx.Bucket(bBlobs).Get(blobKey(dir, peer, ref))
+	if v == nil {
+		return nil, false
+	}
+	b := &Blob{}
+	if json.Unmarshal(v, b) != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// PutBlob stores a blob's record.
+func (tx *Tx) PutBlob(b *Blob) error {
+	p, err := key.ParsePublic(b.Peer)
+	if err != nil {
+		return fmt.Errorf("store: put blob: %w", err)
+	}
+	v, err := json.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("store: put blob: %w", err)
+	}
+	return tx.btx.Bucket(bBlobs).Put(blobKey(b.Dir, p, b.Ref), v)
+}
+
+// Blobs calls fn for every blob record.
+func (tx *Tx) Blobs(fn func(*Blob) bool) {
+	c := tx.btx.Bucket(bBlobs).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		b := &Blob{}
+		if json.Unmarshal(v, b) == nil && !fn(b) {
+			return
+		}
+	}
+}
+
+// ApplyChunk records chunk bytes already written (WriteBlobAt) and synced
+// into b's file: it advances Received and the running sha256, and settles
+// Complete or Corrupt at the end. It reports whether b changed state.
+func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Time) error {
+	n := int64(len(data))
+	switch {
+	case off == b.Received && !b.Unordered:
+		h := sha256.New()
+		if len(b.HashState) > 0 {
+			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b.HashState); err != nil {
+				b.Unordered = true
+			}
+		}
+		if !b.Unordered {
+			h.Write(data)
+			st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+			if err != nil {
+				return fmt.Errorf("store: blob hash: %w", err)
+			}
+			b.HashState = st
+		}
+		b.Received = off + n
+	case off+n <= b.Received:
+		// Bytes we have already: a replay after a crash; nothing changes.
+	default:
+		b.Unordered = true
+		if off+n > b.Received {
+			b.Received = off + n
+		}
+	}
+	b.Updated = now
+	if b.Received > b.Size {
+		b.Corrupt, b.Complete = true, false
+		return nil
+	}
+	if end || b.Received == b.Size {
+		if b.Received != b.Size {
+			if end {
+				b.Corrupt = true
+			}
+			return nil
+		}
+		sum, err := db.blobSum(b)
+		if err != nil {
+			return err
+		}
+		if b.Sha256 != "" && sum != b.Sha256 {
+			b.Corrupt = true
+			return nil
+		}
+		b.Complete = true
+		b.HashState = nil
+		db.CloseBlob(b.File)
+	}
+	return nil
+}
+
+func (db *DB) blobSum(b *Blob) (string, error) {
+	if !b.Unordered && len(b.HashState) > 0 {
+		h := sha256.New()
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b.HashState); err == nil {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+	}
+	if b.Size == 0 && !b.Unordered {
+		return hex.EncodeToString(sha256.New().Sum(nil)), nil
+	}
+	f, err := os.Open(db.Path(b.File))
+	if err != nil {
+		return "", fmt.Errorf("store: blob sum: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, b.Size)); err != nil {
+		return "", fmt.Errorf("store: blob sum: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashFile returns the sha256 of a file in hex (for tests and checks).
+func HashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	var h hash.Hash = sha256.New()
+	n, err := io.Copy(h, f)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+// Path turns a data-relative path into an absolute one.
+func (db *DB) Path(rel string) string { return filepath.Join(db.dir, rel) }
+
+// blobFiles caches open blob files being received.
+type blobFiles struct {
+	mu    sync.Mutex // guards files
+	files map[string]*os.File
+}
+
+func (db *DB) bf() *blobFiles { return &db.files }
+
+func (db *DB) blobFile(rel string) (*os.File, error) {
+	bf := db.bf()
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	if f := bf.files[rel]; f != nil {
+		return f, nil
+	}
+	p := db.Path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	bf.files[rel] = f
+	return f, nil
+}
+
+// WriteBlobAt writes chunk bytes into a blob file (not yet synced).
+func (db *DB) WriteBlobAt(rel string, off int64, data []byte) error {
+	f, err := db.blobFile(rel)
+	if err != nil {
+		return fmt.Errorf("store: blob write: %w", err)
+	}
+	if _, err := f.WriteAt(data, off); err != nil {
+		return fmt.Errorf("store: blob write: %w", err)
+	}
+	return nil
+}
+
+// SyncBlob fsyncs a blob file written with WriteBlobAt.
+func (db *DB) SyncBlob(rel string) error {
+	f, err := db.blobFile(rel)
+	if err != nil {
+		return fmt.Errorf("store: blob sync: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("store: blob sync: %w", err)
+	}
+	return nil
+}
+
+// CloseBlob closes a cached blob file.
+func (db *DB) CloseBlob(rel string) {
+	bf := db.bf()
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	if f := bf.files[rel]; f != nil {
+		f.Close()
+		delete(bf.files, rel)
+	}
+}
+
+func (db *DB) closeBlobs() {
+	bf := db.bf()
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	for rel, f := range bf.files {
+		f.Close()
+		delete(bf.files, rel)
+	}
+}

@@ -1,0 +1,33 @@
+// Package store is the node's durable state in one bbolt file (awp.db) plus
+// blob files beside it.
+//
+// # Basics
+//
+// Open a data directory with Open; read with View and write with Update,
+// both of which hand the callback a Tx with domain methods (threads, lines,
+// outbox, seen ids, blobs, peers, trust, settings). bbolt never leaves this
+// package: callers see only copies of stored bytes.
+//
+// The node groups many writes into one Update (one fsync for many lines);
+// Update is therefore cheap per line only when callers batch.
+//
+// # Layout
+//
+//	threads   tkey → thread record (JSON)           tkey = ns byte + peer key (32) + th
+//	lines     tkey → bucket: seq (8, BE) → line record (binary, raw line inside)
+//	dedupe    peer → bucket: id → nothing            ids received from peer
+//	seen      peer → bucket: th → last id received   what resume lists
+//	outbox    peer → bucket: seq (8, BE) → out record
+//	outid     peer → bucket: id → outbox seq + line seq
+//	outth     peer → bucket: th 0x00 seq → nothing   per-thread index for acks
+//	blobs     dir byte + peer (32) + ref → blob record (JSON); bytes in files
+//	peers     peer key (32) → peer record (JSON)
+//	settings  name → value
+//
+// # Caveats
+//
+// Blob bytes live in files under blobs/, written and fsync'ed before the
+// transaction that records them commits. A crash between the two leaves
+// bytes the record does not count; they are overwritten when the chunk is
+// received again.
+package store

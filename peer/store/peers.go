@@ -1,0 +1,106 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// Peer is what the node remembers of a peer.
+type Peer struct {
+	Key          string    `json:"key"`
+	Name         string    `json:"name,omitempty"`
+	About        string    `json:"about,omitempty"`
+	Listen       []string  `json:"listen,omitempty"`
+	Caps         []string  `json:"caps,omitempty"`
+	Trusted      bool      `json:"trusted,omitempty"`
+	IntroducedBy string    `json:"introduced_by,omitempty"`
+	Dialed       string    `json:"dialed,omitempty"` // an address this node keeps dialing
+	FirstSeen    time.Time `json:"first_seen"`
+	LastSeen     time.Time `json:"last_seen"`
+}
+
+// Peer returns a peer's record.
+func (tx *Tx) Peer(k key.PublicKey) (*Peer, bool) {
+	v := tx.btx.Bucket(bPeers).Get(peerBytes(k))
+	if v == nil {
+		return nil, false
+	}
+	p := &Peer{}
+	if err := json.Unmarshal(v, p); err != nil {
+		return nil, false
+	}
+	return p, true
+}
+
+// PutPeer stores a peer's record.
+func (tx *Tx) PutPeer(p *Peer) error {
+	k, err := key.ParsePublic(p.Key)
+	if err != nil {
+		return fmt.Errorf("store: put peer: %w", err)
+	}
+	v, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("store: put peer: %w", err)
+	}
+	return tx.btx.Bucket(bPeers).Put(peerBytes(k), v)
+}
+
+// Peers calls fn for every known peer.
+func (tx *Tx) Peers(fn func(*Peer) bool) {
+	c := tx.btx.Bucket(bPeers).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		p := &Peer{}
+		if json.Unmarshal(v, p) == nil && !fn(p) {
+			return
+		}
+	}
+}
+
+// GrantRec is a stored grant: the exact object bytes and when it expires.
+type GrantRec struct {
+	ID      string          `json:"id"` // issuer key + nonce
+	Raw     json.RawMessage `json:"raw"`
+	Exp     time.Time       `json:"exp"`
+	Issued  bool            `json:"issued,omitempty"`  // this node signed it
+	Revoked bool            `json:"revoked,omitempty"` // no longer honored locally
+	Stored  time.Time       `json:"stored"`
+}
+
+// PutGrant stores a grant record under its ID.
+func (tx *Tx) PutGrant(g *GrantRec) error {
+	v, err := json.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("store: put grant: %w", err)
+	}
+	return tx.btx.Bucket(bGrants).Put([]byte(g.ID), v)
+}
+
+// Grant returns one grant record.
+func (tx *Tx) Grant(id string) (*GrantRec, bool) {
+	v := tx.btx.Bucket(bGrants).Get([]byte(id))
+	if v == nil {
+		return nil, false
+	}
+	g := &GrantRec{}
+	if json.Unmarshal(v, g) != nil {
+		return nil, false
+	}
+	return g, true
+}
+
+// Grants calls fn for every stored grant.
+func (tx *Tx) Grants(fn func(*GrantRec) bool) {
+	c := tx.btx.Bucket(bGrants).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		g := &GrantRec{}
+		if json.Unmarshal(v, g) == nil && !fn(g) {
+			return
+		}
+	}
+}
+
+// DeleteGrant removes a grant record.
+func (tx *Tx) DeleteGrant(id string) error { return tx.btx.Bucket(bGrants).Delete([]byte(id)) }

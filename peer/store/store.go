@@ -1,0 +1,129 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Errors returned when opening.
+var (
+	// ErrAlreadyRunning is returned by Open when another process holds the
+	// data directory's database.
+	ErrAlreadyRunning = errors.New("store: already running: another awp process holds this data directory")
+)
+
+// Errors returned by Tx methods.
+var (
+	// ErrNotFound is returned when a thread, blob or peer does not exist.
+	ErrNotFound = errors.New("store: not found")
+)
+
+var (
+	bThreads   = []byte("threads")
+	bLines     = []byte("lines")
+	bDedupe    = []byte("dedupe")
+	bSeen      = []byte("seen")
+	bOutbox    = []byte("outbox")
+	bOutID     = []byte("outid")
+	bOutTh     = []byte("outth")
+	bBlobs     = []byte("blobs")
+	bPeers     = []byte("peers")
+	bSettings  = []byte("settings")
+	bGrants    = []byte("grants")
+	bMeta      = []byte("meta")
+	allBuckets = [][]byte{bThreads, bLines, bDedupe, bSeen, bOutbox, bOutID, bOutTh, bBlobs, bPeers, bSettings, bGrants, bMeta}
+)
+
+// DB is an open data directory.
+type DB struct {
+	dir   string
+	db    *bolt.DB
+	files blobFiles
+}
+
+// Options tune Open.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the
+	// database before returning ErrAlreadyRunning (default 300ms).
+	Timeout time.Duration
+	// NoSync skips fsync (benchmarks of the non-durable path only).
+	NoSync bool
+}
+
+// Open opens (creating if needed) DIR/awp.db and DIR/blobs.
+func Open(dir string, o Options) (*DB, error) {
+	if o.Timeout == 0 {
+		o.Timeout = 300 * time.Millisecond
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	bdb, err := bolt.Open(filepath.Join(dir, "awp.db"), 0o600, &bolt.Options{
+		Timeout:        o.Timeout,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+		NoSync:         o.NoSync,
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("store: init %s: %w", dir, err)
+	}
+	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*os.File{}}}, nil
+}
+
+// Dir returns the data directory.
+func (db *DB) Dir() string { return db.dir }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	db.closeBlobs()
+	return db.db.Close()
+}
+
+// Update runs fn in one read-write transaction, committed (fsync'ed) when fn
+// returns nil.
+func (db *DB) Update(fn func(*Tx) error) error {
+	return db.db.Update(func(btx *bolt.Tx) error {
+		tx := newTx(db, btx)
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.flush()
+	})
+}
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.db.View(func(btx *bolt.Tx) error {
+		return fn(newTx(db, btx))
+	})
+}
+
+// Check runs bbolt's consistency check and returns the first error found.
+func (db *DB) Check() error {
+	return db.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return err
+		}
+		return nil
+	})
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// Tx is one transaction with the store's domain methods. It is valid only
+// inside the Update or View callback that received it; byte slices it
+// returns are copies.
+type Tx struct {
+	db  *DB
+	btx *bolt.Tx
+	// threads caches thread records read or written in this transaction so
+	// a batch of lines in one thread marshals the record once.
+	threads map[string]*Thread
+	dirty   map[string]bool
+}
+
+func newTx(db *DB, btx *bolt.Tx) *Tx {
+	return &Tx{db: db, btx: btx, threads: map[string]*Thread{}, dirty: map[string]bool{}}
+}
+
+// Writable reports whether the transaction may write.
+func (tx *Tx) Writable() bool { return tx.btx.Writable() }
+
+// flush writes cached thread records back.
+func (tx *Tx) flush() error {
+	b := tx.btx.Bucket(bThreads)
+	for k := range tx.dirty {
+		v, err := json.Marshal(tx.threads[k])
+		if err != nil {
+			return fmt.Errorf("store: thread: %w", err)
+		}
+		if err := b.Put([]byte(k), v); err != nil {
+			return fmt.Errorf("store: thread: %w", err)
+		}
+	}
+	clear(tx.dirty)
+	return nil
+}
+
+func u64(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return b[:]
+}
+
+func peerBytes(k key.PublicKey) []byte {
+	r := k.Raw()
+	return r[:]
+}
+
+// sub returns (creating when writable) the nested bucket name under top.
+func (tx *Tx) sub(top, name []byte) *bolt.Bucket {
+	t := tx.btx.Bucket(top)
+	if b := t.Bucket(name); b != nil {
+		return b
+	}
+	if !tx.btx.Writable() {
+		return nil
+	}
+	b, err := t.CreateBucket(name)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// Setting returns the stored value of a setting (nil when unset).
+func (tx *Tx) Setting(name string) []byte {
+	return clone(tx.btx.Bucket(bSettings).Get([]byte(name)))
+}
+
+// PutSetting stores a setting; a nil value deletes it.
+func (tx *Tx) PutSetting(name string, v []byte) error {
+	b := tx.btx.Bucket(bSettings)
+	if v == nil {
+		return b.Delete([]byte(name))
+	}
+	return b.Put([]byte(name), v)
+}
+
+// Meta returns a stored meta value (nil when unset).
+func (tx *Tx) Meta(name string) []byte { return clone(tx.btx.Bucket(bMeta).Get([]byte(name))) }
+
+// PutMeta stores a meta value.
+func (tx *Tx) PutMeta(name string, v []byte) error { return tx.btx.Bucket(bMeta).Put([]byte(name), v) }

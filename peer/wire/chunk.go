@@ -1,0 +1,209 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxChunkData is the most decoded data one chunk carries (SPEC §9).
+const MaxChunkData = 512 << 10
+
+// Chunk carries bytes of a blob (SPEC §9). Data is standard base64 on the
+// wire.
+type Chunk struct {
+	Head
+	Ref  string `json:"ref"`
+	Off  int64  `json:"off"`
+	Data []byte `json:"data"`
+	End  bool   `json:"end"`
+}
+
+func (c *Chunk) validate() error {
+	if err := needThread(&c.Head); err != nil {
+		return err
+	}
+	if c.Ref == "" {
+		return errors.New("chunk needs ref")
+	}
+	if c.Off < 0 {
+		return errors.New("chunk off must not be negative")
+	}
+	return nil
+}
+
+// NewChunk builds a chunk line.
+func NewChunk(id, ts, th, ref string, off int64, data []byte, end bool) *Chunk {
+	c := &Chunk{Ref: ref, Off: off, Data: data, End: end}
+	c.T, c.ID, c.TS, c.Th = TypeChunk, id, ts, th
+	return c
+}
+
+// appendJSON writes the chunk without encoding/json (whose base64 is slow),
+// in the field order the fast decoder expects.
+func (c *Chunk) appendJSON(b []byte) []byte {
+	b = append(b, `{"t":"chunk","id":`...)
+	b = appendString(b, c.ID)
+	b = append(b, `,"ts":`...)
+	b = appendString(b, c.TS)
+	b = append(b, `,"th":`...)
+	b = appendString(b, c.Th)
+	b = append(b, `,"ref":`...)
+	b = appendString(b, c.Ref)
+	b = append(b, `,"off":`...)
+	b = strconv.AppendInt(b, c.Off, 10)
+	b = append(b, `,"data":"`...)
+	n := base64.StdEncoding.EncodedLen(len(c.Data))
+	start := len(b)
+	b = append(b, make([]byte, n)...)
+	base64.StdEncoding.Encode(b[start:], c.Data)
+	b = append(b, `","end":`...)
+	b = strconv.AppendBool(b, c.End)
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string (canonical escaping).
+func appendString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	writeCanonString(&buf, s)
+	return append(b, buf.Bytes()...)
+}
+
+var chunkPrefix = []byte(`{"t":"chunk",`)
+
+// decodeChunkFast decodes a chunk line of the simple shape this package
+// writes (flat, no escapes, known keys) without encoding/json, so blob data
+// moves at memory speed. Anything else returns ok == false and takes the
+// general path, which gives the same result for valid input.
+func decodeChunkFast(raw []byte) (*Chunk, bool) {
+	if !bytes.HasPrefix(raw, chunkPrefix) {
+		return nil, false
+	}
+	c := &Chunk{}
+	c.T = TypeChunk
+	i := len(chunkPrefix)
+	var seen uint8
+	for {
+		k, j, ok := fastString(raw, i)
+		if !ok || j >= len(raw) || raw[j] != ':' {
+			return nil, false
+		}
+		i = j + 1
+		var bit uint8
+		switch k {
+		case "id", "ts", "th", "ref":
+			v, j, ok := fastString(raw, i)
+			if !ok {
+				return nil, false
+			}
+			i = j
+			switch k {
+			case "id":
+				c.ID, bit = v, 1
+			case "ts":
+				c.TS, bit = v, 2
+			case "th":
+				c.Th, bit = v, 4
+			case "ref":
+				c.Ref, bit = v, 8
+			}
+		case "off":
+			j := i
+			for j < len(raw) && raw[j] >= '0' && raw[j] <= '9' {
+				j++
+			}
+			if j == i || (raw[i] == '0' && j-i > 1) {
+				return nil, false
+			}
+			n, err := strconv.ParseInt(string(raw[i:j]), 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			c.Off, bit, i = n, 16, j
+		case "data":
+			if i >= len(raw) || raw[i] != '"' {
+				return nil, false
+			}
+			end := bytes.IndexByte(raw[i+1:], '"')
+			if end < 0 {
+				return nil, false
+			}
+			enc := raw[i+1 : i+1+end]
+			if bytes.IndexByte(enc, '\\') >= 0 {
+				return nil, false
+			}
+			d := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+			n, err := base64.StdEncoding.Strict().Decode(d, enc)
+			if err != nil {
+				return nil, false
+			}
+			c.Data, bit, i = d[:n], 32, i+1+end+1
+		case "end":
+			switch {
+			case bytes.HasPrefix(raw[i:], []byte("true")):
+				c.End, i = true, i+4
+			case bytes.HasPrefix(raw[i:], []byte("false")):
+				c.End, i = false, i+5
+			default:
+				return nil, false
+			}
+			bit = 64
+		default:
+			return nil, false
+		}
+		if seen&bit != 0 {
+			return nil, false
+		}
+		seen |= bit
+		if i >= len(raw) {
+			return nil, false
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		if raw[i] != '}' {
+			return nil, false
+		}
+		for _, b := range raw[i+1:] {
+			if b != ' ' && b != '\t' && b != '\r' {
+				return nil, false
+			}
+		}
+		break
+	}
+	if seen&(1|2|4|8|16|32) != (1 | 2 | 4 | 8 | 16 | 32) {
+		return nil, false
+	}
+	if c.validate() != nil {
+		return nil, false
+	}
+	c.SetRaw(raw)
+	return c, true
+}
+
+// fastString reads a JSON string at raw[i] with no escapes and no control
+// characters; it returns the string and the index after its closing quote.
+func fastString(raw []byte, i int) (string, int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return "", i, false
+	}
+	j := i + 1
+	for j < len(raw) {
+		c := raw[j]
+		if c == '"' {
+			s := raw[i+1 : j]
+			if !utf8.Valid(s) {
+				return "", i, false
+			}
+			return string(s), j + 1, true
+		}
+		if c == '\\' || c < 0x20 {
+			return "", i, false
+		}
+		j++
+	}
+	return "", i, false
+}
