@@ -88,6 +88,8 @@ type SendRequest struct {
 	Re      string            `json:"re,omitempty"`
 	Parts   []json.RawMessage `json:"parts,omitempty"`
 	Blobs   []BlobFile        `json:"blobs,omitempty"`
+
+	waiter chan answer // answers to this msg (Request)
 }
 
 // SendResult names the queued line.

@@ -91,3 +91,12 @@ func (n *Node) Decide(id string, d Decision) error {
 	p.done <- d
 	return nil
 }
+
+// DenyAll is the headless default Approver: every request without an
+// honored grant is refused at once.
+type DenyAll struct{}
+
+// Approve refuses.
+func (DenyAll) Approve(ctx context.Context, req ApprovalRequest) (Decision, bool) {
+	return Decision{Allow: false, By: "policy", Reason: "this peer refuses requests without a grant"}, true
+}

@@ -147,13 +147,20 @@ func (n *Node) writeChunk(peer key.PublicKey, c *wire.Chunk) (string, error) {
 		b, _ = tx.Blob("in", peer, c.Ref)
 		return nil
 	})
-	if b == nil || b.Complete || b.Corrupt || c.Off+int64(len(c.Data)) > b.Size {
+	end := c.Off + int64(len(c.Data))
+	if b != nil && (b.Complete || b.Corrupt || end > b.Size) {
 		return "", nil // storeInbound answers these
 	}
-	if err := n.db.WriteBlobAt(b.File, c.Off, c.Data); err != nil {
+	if b == nil && end > MaxBlobSize {
+		return "", nil
+	}
+	// With no record yet, the msg announcing the blob is in this same batch:
+	// the file name depends only on (peer, ref).
+	file := store.InBlobFile(peer, c.Ref)
+	if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
 		return "", err
 	}
-	return b.File, nil
+	return file, nil
 }
 
 // storeInbound stores one content line from s's peer inside tx.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -93,7 +94,11 @@ type Node struct {
 	listeners []transport.Listener
 	outSig    map[key.PublicKey]chan struct{}
 	approvals map[string]*pending
+	waiters   requestWaiters
 	doneCh    chan struct{}
+
+	runnerOnce sync.Once
+	prof       *profile.Runner
 }
 
 // New opens the store and prepares a node; Start runs it.
@@ -144,6 +149,7 @@ func New(cfg Config) (*Node, error) {
 		dialers:   map[string]*dialer{},
 		outSig:    map[key.PublicKey]chan struct{}{},
 		approvals: map[string]*pending{},
+		waiters:   requestWaiters{},
 		hsSem:     make(chan struct{}, 64),
 		doneCh:    make(chan struct{}),
 	}

@@ -80,6 +80,11 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 			}
 		}
 		res = SendResult{ID: m.ID, Th: th}
+		if r.waiter != nil {
+			n.mu.Lock()
+			n.waiters[m.ID] = r.waiter
+			n.mu.Unlock()
+		}
 		return nil
 	})
 	if err != nil {

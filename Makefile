@@ -1,0 +1,68 @@
+# awp-tray: the commands the README names. Every target installs the Debian
+# packages it needs when they are missing (scripts/deps.sh).
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+BUILD := build
+DATA ?= $(HOME)/.config/awp
+TESTFLAGS ?= -timeout 25m
+FUZZTIME ?= 30s
+
+.PHONY: all run run-headless test test-long bench fuzz package smoke awp tray deps-run deps-test vet fmt-check clean
+
+all: awp tray
+
+deps-run:
+	@scripts/deps.sh run
+deps-test:
+	@scripts/deps.sh test
+
+awp:
+	CGO_ENABLED=0 $(GO) build -o $(BUILD)/awp ./cmd/awp
+
+tray: deps-run
+	$(GO) build -o $(BUILD)/awp-tray .
+
+# The tray app, on the default data dir (override with DATA=...).
+run: tray awp
+	$(BUILD)/awp-tray --data "$(DATA)"
+
+# The headless peer on the default data dir, for servers.
+run-headless: awp
+	$(BUILD)/awp run --data "$(DATA)"
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: deps-test fmt-check vet
+	$(GO) test $(TESTFLAGS) ./...
+
+# Long crash tests: random kill points, at least 20 iterations.
+test-long: deps-test awp
+	AWP_LONG=1 $(GO) test -timeout 60m -run 'Crash' -v ./cmd/awp/... ./peer/...
+
+bench: awp
+	$(GO) run ./cmd/awpbench
+
+fuzz:
+	@set -e; for pkg_target in \
+	  ./peer/wire:FuzzReadLine ./peer/wire:FuzzDecode ./peer/wire:FuzzCanonical ./peer/wire:FuzzChunkDecode \
+	  ./peer:FuzzHandshake ./peer/grant:FuzzParseVerify ./peer/grant:FuzzCanonicalFixedPoint \
+	  ./peer/transport:FuzzParseAddr ./peer/profile:FuzzHandle; do \
+	  pkg=$${pkg_target%%:*}; target=$${pkg_target##*:}; \
+	  echo "== $$target ($$pkg)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+smoke: deps-test tray awp
+	$(GO) test -tags smoke -count=1 -v ./app/smoketest/...
+
+package: deps-run
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.0 package -os linux -release
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,179 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+func execData(t *testing.T, cmd string, extra map[string]any) json.RawMessage {
+	t.Helper()
+	m := map[string]any{"cmd": cmd, "timeout": 10}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func request(t *testing.T, from, to *testNode, data json.RawMessage) (json.RawMessage, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return from.Request(ctx, to.Key().String(), profile.MimeExec, data, "")
+}
+
+func wantForbidden(t *testing.T, err error) {
+	t.Helper()
+	var we *wire.Err
+	if !errors.As(err, &we) || we.Code != wire.CodeForbidden {
+		t.Fatalf("got %v, want err forbidden", err)
+	}
+}
+
+func TestExecNeedsGrant(t *testing.T) {
+	ws := t.TempDir()
+	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
+	req := newTestNode(t, "req")
+	connect(t, req, exe)
+	marker := filepath.Join(ws, "marker")
+	cmd := "touch " + marker + " && echo ran"
+
+	// No grant.
+	_, err := request(t, req, exe, execData(t, cmd, nil))
+	wantForbidden(t, err)
+
+	other, _ := key.NewPrivate()
+	sign := func(iss key.PrivateKey, sub key.PublicKey, caps []string, exp time.Time, on ...key.PublicKey) json.RawMessage {
+		g, err := grant.Sign(iss, sub, caps, exp, on, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Raw
+	}
+	future := time.Now().Add(time.Hour)
+	good := sign(exe.cfg.Key, req.Key(), []string{"exec"}, future)
+	tampered := []byte(strings.Replace(string(good), `"exec"`, `"fs:write"`, 1))
+	introRaw := sign(other, req.Key(), []string{"introduce"}, future) // issued by an untrusted key
+	cases := map[string]json.RawMessage{
+		"expired":       sign(exe.cfg.Key, req.Key(), []string{"exec"}, time.Now().Add(-time.Minute)),
+		"tampered":      tampered,
+		"wrong on":      sign(exe.cfg.Key, req.Key(), []string{"exec"}, future, other.Public()),
+		"other subject": sign(exe.cfg.Key, other.Public(), []string{"exec"}, future),
+		"untrusted iss": sign(other, req.Key(), []string{"exec"}, future),
+		"wrong cap":     sign(exe.cfg.Key, req.Key(), []string{"fs:read"}, future),
+	}
+	for name, g := range cases {
+		_, err := request(t, req, exe, execData(t, cmd, map[string]any{"grant": g, "grants": []json.RawMessage{introRaw}}))
+		if name == "tampered" {
+			// A tampered grant fails to verify; the request is refused.
+			wantForbidden(t, err)
+		} else {
+			wantForbidden(t, err)
+		}
+		if _, err := os.Stat(marker); !os.IsNotExist(err) {
+			t.Fatalf("%s: the command ran (marker exists)", name)
+		}
+	}
+	// Two-level delegation: exe trusts carol; carol gives dave introduce;
+	// dave (introduced) gives eve introduce; eve grants req exec. Refused.
+	carol, _ := key.NewPrivate()
+	dave, _ := key.NewPrivate()
+	eve, _ := key.NewPrivate()
+	if err := exe.Trust(carol.Public().String(), true); err != nil {
+		t.Fatal(err)
+	}
+	chain := []json.RawMessage{
+		sign(carol, dave.Public(), []string{"introduce"}, future),
+		sign(dave, eve.Public(), []string{"introduce"}, future),
+	}
+	_, err = request(t, req, exe, execData(t, cmd, map[string]any{"grant": sign(eve, req.Key(), []string{"exec"}, future), "grants": chain}))
+	wantForbidden(t, err)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatal("two-level delegation ran the command")
+	}
+	// One level is honored: dave (introduced by trusted carol) grants exec.
+	out, err := request(t, req, exe, execData(t, cmd, map[string]any{"grant": sign(dave, req.Key(), []string{"exec"}, future, exe.Key()), "grants": chain[:1]}))
+	if err != nil {
+		t.Fatalf("one-level delegation: %v", err)
+	}
+	var res struct {
+		Exit   int    `json:"exit"`
+		Stdout string `json:"stdout"`
+	}
+	if json.Unmarshal(out, &res) != nil || res.Exit != 0 || res.Stdout != "ran\n" {
+		t.Fatalf("result %s", out)
+	}
+	// A good grant sent earlier in a msg is stored and attached automatically.
+	os.Remove(marker)
+	part, _ := wire.DataPart(grant.Mime, good)
+	if _, err := exe.Send(context.Background(), SendRequest{To: req.Key().String(), Parts: []json.RawMessage{part}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "req stored the grant", func() bool {
+		gs, _ := req.Grants()
+		return len(gs) == 1
+	})
+	if _, err := request(t, req, exe, execData(t, cmd, nil)); err != nil {
+		t.Fatalf("with stored grant: %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("granted command did not run")
+	}
+}
+
+func TestApprovalFlow(t *testing.T) {
+	ws := t.TempDir()
+	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws })
+	req := newTestNode(t, "req")
+	connect(t, req, exe)
+	ev, cancel := exe.Subscribe(64)
+	defer cancel()
+	decide := func(d Decision) {
+		for e := range ev {
+			if e.Type == EventApproval {
+				if e.Approval.Caps[0] != "exec" || e.Approval.From != req.Key().String() {
+					t.Errorf("approval %+v", e.Approval)
+				}
+				if err := exe.Decide(e.Approval.ID, d); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+		}
+	}
+	// Deny.
+	go decide(Decision{Allow: false})
+	_, err := request(t, req, exe, execData(t, "echo no", nil))
+	wantForbidden(t, err)
+	// Allow once.
+	go decide(Decision{Allow: true})
+	if _, err := request(t, req, exe, execData(t, "echo once", nil)); err != nil {
+		t.Fatal(err)
+	}
+	// Allow for an hour: a grant is issued, and the next request needs no approval.
+	go decide(Decision{Allow: true, For: time.Hour})
+	if _, err := request(t, req, exe, execData(t, "echo hour", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if p := exe.Pending(); len(p) != 0 {
+		t.Fatalf("pending left: %+v", p)
+	}
+	eventually(t, "requester got the grant", func() bool {
+		gs, _ := req.Grants()
+		return len(gs) == 1
+	})
+	if _, err := request(t, req, exe, execData(t, "echo again", nil)); err != nil {
+		t.Fatalf("with issued grant: %v", err)
+	}
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a make target needs, only those missing.
+# Usage: scripts/deps.sh run|test
+set -euo pipefail
+build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
+runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
+testing=(xvfb imagemagick xdotool dunst)
+case "${1:-test}" in
+  run) want=("${build[@]}" "${runtime[@]}") ;;
+  test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;
+  *) echo "usage: $0 run|test" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v go >/dev/null || { echo "Go 1.26 is needed (https://go.dev/dl/); /usr/local/go/bin must be on PATH" >&2; exit 1; }
