@@ -43,9 +43,7 @@ func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
 // publishAfter publishes e after the current batch commits (dropped if the
 // batch fails). Call it only from inside an op's fn.
 func (c *commitLoop) publishAfter(e Event) {
-	if c.n.hasSubscribers() {
-		c.events = append(c.events, e)
-	}
+	c.events = append(c.events, e)
 }
 
 func (c *commitLoop) init(n *Node) {

@@ -59,6 +59,10 @@ func (n *Node) DroppedEvents() int64 { return n.events.dropped.Load() }
 func (n *Node) hasSubscribers() bool { return n.events.count.Load() > 0 }
 
 func (n *Node) publish(e Event) {
+	switch e.Type {
+	case EventLine, EventPeerUp, EventPeerDown, EventThread:
+		n.presenceChanged()
+	}
 	b := &n.events
 	if b.count.Load() == 0 {
 		return

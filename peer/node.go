@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/transport"
@@ -46,6 +47,16 @@ type Config struct {
 	Caps []string
 	// HandshakeTimeout overrides SPEC §4's 10 seconds (tests).
 	HandshakeTimeout time.Duration
+	// MirrorTo are the hosts this node mirrors its threads to (NOTES §2);
+	// nil keeps the stored setting.
+	MirrorTo []string
+	// Presence is what this node publishes: full (default), peers or none.
+	Presence string
+	// Harness and Model describe the agent software in presence.
+	Harness, Model string
+	// PresenceDebounce and PresenceHeartbeat override NOTES §1's 2 s and 60 s (tests).
+	PresenceDebounce, PresenceHeartbeat time.Duration
+
 	// NoSync turns off fsync (benchmarks of the non-durable path only).
 	NoSync bool
 }
@@ -65,7 +76,7 @@ var (
 )
 
 // DefaultCaps are the capabilities this peer announces.
-var DefaultCaps = []string{"chat", "blob", "grant", "introduce"}
+var DefaultCaps = []string{"chat", "blob", "grant", "introduce", "presence", "mirror"}
 
 // Node is an AWP peer.
 type Node struct {
@@ -84,6 +95,7 @@ type Node struct {
 	commit commitLoop
 	events broker
 	mirror mirrorState
+	pres   presenceState
 	hsSem  chan struct{} // bounds handshakes in flight
 
 	mu        sync.Mutex // guards the fields below
@@ -125,6 +137,19 @@ func New(cfg Config) (*Node, error) {
 	if cfg.HandshakeTimeout == 0 {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}
+	switch cfg.Presence {
+	case "":
+		cfg.Presence = presence.DetailFull
+	case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
+	default:
+		return nil, fmt.Errorf("peer: config: %w", errBadDetail(cfg.Presence))
+	}
+	if cfg.PresenceDebounce == 0 {
+		cfg.PresenceDebounce = presence.Debounce
+	}
+	if cfg.PresenceHeartbeat == 0 {
+		cfg.PresenceHeartbeat = presence.Heartbeat
+	}
 	if cfg.Caps == nil {
 		cfg.Caps = DefaultCaps
 	}
@@ -150,6 +175,7 @@ func New(cfg Config) (*Node, error) {
 		outSig:    map[key.PublicKey]chan struct{}{},
 		approvals: map[string]*pending{},
 		waiters:   requestWaiters{},
+		pres:      presenceState{changed: make(chan struct{}, 1), detail: cfg.Presence},
 		hsSem:     make(chan struct{}, 64),
 		doneCh:    make(chan struct{}),
 	}
@@ -208,6 +234,13 @@ func (n *Node) Start() error {
 	if err := n.applyTrustConfig(); err != nil {
 		return err
 	}
+	if n.cfg.MirrorTo != nil {
+		if err := n.SetMirrorHosts(n.cfg.MirrorTo); err != nil {
+			return err
+		}
+	}
+	n.wg.Add(1)
+	go n.presenceLoop()
 	for _, a := range n.cfg.Listen {
 		if err := n.Listen(a); err != nil {
 			n.closeListeners()

@@ -1,6 +1,267 @@
 package peer
 
-import "github.com/awp-tray/awp-tray/peer/wire"
+import (
+	"encoding/json"
+	"os"
+	"sort"
+	"sync"
+	"time"
 
-// onPresence handles a presence line.
-func (n *Node) onPresence(s *session, p *wire.Presence) {}
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/presence"
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// Version is this software's version, published in presence.
+const Version = "0.1.0"
+
+// presenceState is the node's presence: its table of others' documents and
+// its own publishing.
+type presenceState struct {
+	table   presence.Table
+	changed chan struct{} // a change worth publishing
+
+	mu      sync.Mutex     // guards the fields below
+	lastSeq int64          // seq of my newest document
+	lastDoc []byte         // my newest document
+	sent    map[string]int // lines sent per "origin seq" (bounded), for tests and benchmarks
+	detail  string
+}
+
+// PresenceInfo is one entry of the presence table, as `awp presence --json`
+// prints it.
+type PresenceInfo struct {
+	Doc      json.RawMessage `json:"doc"`
+	Hops     int             `json:"hops"`
+	Received string          `json:"received"`
+	From     string          `json:"from"`
+}
+
+// Presence lists the newest document per origin (other origins only).
+func (n *Node) Presence() []PresenceInfo {
+	out := []PresenceInfo{}
+	for _, e := range n.pres.table.List(n.now()) {
+		out = append(out, PresenceInfo{Doc: e.Raw, Hops: e.Hops, Received: wire.FormatTime(e.Received), From: e.From.String()})
+	}
+	return out
+}
+
+// PresenceDetail returns what this node publishes: full, peers or none.
+func (n *Node) PresenceDetail() string {
+	n.pres.mu.Lock()
+	defer n.pres.mu.Unlock()
+	return n.pres.detail
+}
+
+// SetPresenceDetail changes what this node publishes.
+func (n *Node) SetPresenceDetail(d string) error {
+	switch d {
+	case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
+	default:
+		return errBadDetail(d)
+	}
+	n.pres.mu.Lock()
+	n.pres.detail = d
+	n.pres.mu.Unlock()
+	n.presenceChanged()
+	return nil
+}
+
+type errBadDetail string
+
+func (e errBadDetail) Error() string {
+	return "peer: presence detail " + string(e) + ": want full, peers or none"
+}
+
+// PresenceSent reports how many presence lines this node sent carrying the
+// document (origin, seq).
+func (n *Node) PresenceSent(origin string, seq int64) int {
+	n.pres.mu.Lock()
+	defer n.pres.mu.Unlock()
+	return n.pres.sent[presKey(origin, seq)]
+}
+
+func presKey(origin string, seq int64) string {
+	b, _ := json.Marshal([]any{origin, seq})
+	return string(b)
+}
+
+func (n *Node) presenceChanged() {
+	select {
+	case n.pres.changed <- struct{}{}:
+	default:
+	}
+}
+
+// presenceLoop publishes this node's document Debounce after a change and
+// every Heartbeat.
+func (n *Node) presenceLoop() {
+	defer n.wg.Done()
+	debounce, heartbeat := n.cfg.PresenceDebounce, n.cfg.PresenceHeartbeat
+	var timer <-chan time.Time
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-n.pres.changed:
+			if timer == nil {
+				timer = time.After(debounce)
+			}
+		case <-timer:
+			timer = nil
+			n.publishPresence()
+		case <-tick.C:
+			n.publishPresence()
+		}
+	}
+}
+
+// buildDoc assembles this node's document from its state.
+func (n *Node) buildDoc(detail string) presence.Doc {
+	now := n.now()
+	host, _ := os.Hostname()
+	d := presence.Doc{Name: n.cfg.Name, TS: wire.FormatTime(now), Peers: []presence.PeerEntry{},
+		Version: Version, Harness: n.cfg.Harness, Model: n.cfg.Model, Host: host}
+	n.mu.Lock()
+	up := map[key.PublicKey]*session{}
+	for k, s := range n.sessions {
+		up[k] = s
+	}
+	n.mu.Unlock()
+	_ = n.db.View(func(tx *store.Tx) error {
+		tx.Peers(func(p *store.Peer) bool {
+			e := presence.PeerEntry{Key: p.Key, Name: p.Name}
+			if k, err := key.ParsePublic(p.Key); err == nil {
+				if s := up[k]; s != nil {
+					e.Up, e.RTT = true, s.hsDur.Milliseconds()
+				}
+			}
+			d.Peers = append(d.Peers, e)
+			return true
+		})
+		var ths []presence.ThreadEntry
+		_ = tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
+			if tk.NS != store.NSOwn {
+				return true
+			}
+			d.Unread += t.Unread
+			if detail == presence.DetailFull && !t.Private {
+				ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: t.Subject,
+					Mine: t.Mine, Theirs: t.Theirs, Updated: wire.FormatTime(t.Updated)})
+			}
+			return true
+		})
+		sort.Slice(ths, func(i, j int) bool { return ths[i].Updated > ths[j].Updated })
+		if len(ths) > 50 {
+			ths = ths[:50]
+		}
+		d.Threads = ths
+		return nil
+	})
+	return d
+}
+
+// publishPresence signs a new document and sends it to every peer that
+// lists presence.
+func (n *Node) publishPresence() {
+	n.pres.mu.Lock()
+	detail := n.pres.detail
+	n.pres.mu.Unlock()
+	if detail == presence.DetailNone {
+		return
+	}
+	d := n.buildDoc(detail)
+	n.pres.mu.Lock()
+	seq := n.now().UnixMilli()
+	if seq <= n.pres.lastSeq {
+		seq = n.pres.lastSeq + 1
+	}
+	n.pres.lastSeq = seq
+	n.pres.mu.Unlock()
+	d.Seq = seq
+	raw, err := presence.Sign(n.priv, d)
+	if err != nil {
+		n.log.Error("presence sign", "err", err)
+		return
+	}
+	n.pres.mu.Lock()
+	n.pres.lastDoc = raw
+	n.pres.mu.Unlock()
+	for _, s := range n.presenceSessions() {
+		n.sendPresence(s, n.pub.String(), seq, 1, raw)
+	}
+}
+
+func (n *Node) presenceSessions() []*session {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]*session, 0, len(n.sessions))
+	for _, s := range n.sessions {
+		if s.hello.HasCap("presence") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (n *Node) sendPresence(s *session, origin string, seq int64, hops int, doc []byte) {
+	line := presence.Line(n.ids.New(), n.stamp(), hops, doc)
+	if !s.wq.tryPush(line) {
+		return // a busy link skips presence; the next heartbeat catches up
+	}
+	n.pres.mu.Lock()
+	if n.pres.sent == nil || len(n.pres.sent) > 10000 {
+		n.pres.sent = map[string]int{}
+	}
+	n.pres.sent[presKey(origin, seq)]++
+	n.pres.mu.Unlock()
+}
+
+// onPresence verifies, keeps and relays a received presence document.
+func (n *Node) onPresence(s *session, p *wire.Presence) {
+	if p.Hops < 1 || p.Hops > wire.MaxHops {
+		return
+	}
+	d, origin, err := presence.Verify(p.Doc)
+	if err != nil {
+		n.log.Debug("presence dropped", "from", s.peer.Short(), "err", err)
+		return
+	}
+	if err := n.pres.table.Offer(n.pub, origin, d, p.Doc, p.Hops, s.peer, n.now()); err != nil {
+		n.log.Debug("presence dropped", "from", s.peer.Short(), "origin", origin.Short(), "err", err)
+		return
+	}
+	n.publish(Event{Type: EventPresence, Peer: origin.String(), PeerName: d.Name})
+	if p.Hops >= wire.MaxHops {
+		return
+	}
+	for _, o := range n.presenceSessions() {
+		if o.peer == s.peer || o.peer == origin {
+			continue
+		}
+		n.sendPresence(o, d.Origin, d.Seq, p.Hops+1, p.Doc)
+	}
+}
+
+// greetPresence sends a new session my document and the documents I hold,
+// so it need not wait for the next heartbeat.
+func (n *Node) greetPresence(s *session) {
+	if !s.hello.HasCap("presence") {
+		return
+	}
+	n.pres.mu.Lock()
+	mine, seq, detail := n.pres.lastDoc, n.pres.lastSeq, n.pres.detail
+	n.pres.mu.Unlock()
+	if mine != nil && detail != presence.DetailNone {
+		n.sendPresence(s, n.pub.String(), seq, 1, mine)
+	}
+	for _, e := range n.pres.table.List(n.now()) {
+		if e.Origin == s.peer || e.From == s.peer || e.Hops >= wire.MaxHops {
+			continue
+		}
+		n.sendPresence(s, e.Doc.Origin, e.Doc.Seq, e.Hops+1, e.Raw)
+	}
+}

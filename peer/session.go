@@ -66,6 +66,7 @@ func (s *session) run() {
 	go func() { defer wg.Done(); s.writeLoop() }()
 	go func() { defer wg.Done(); s.readLoop() }()
 	go func() { defer wg.Done(); s.sendLoop() }()
+	n.greetPresence(s)
 	<-s.ctx.Done()
 	s.c.Close()
 	s.wq.close()
@@ -203,6 +204,20 @@ func (q *writeQueue) push(b []byte) error {
 	return nil
 }
 
+// tryPush queues a line unless the queue is full (presence: best effort).
+func (q *writeQueue) tryPush(b []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || q.bytes >= q.limit {
+		return false
+	}
+	q.items = append(q.items, b)
+	q.bytes += len(b)
+	q.cond.Broadcast()
+	return true
+}
+
+// pushPrio queues an err line ahead of content.
 func (q *writeQueue) pushPrio(b []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -132,11 +132,32 @@ func badFrame(format string, a ...any) error {
 	return &DecodeError{Code: CodeBadFrame, Msg: fmt.Sprintf(format, a...)}
 }
 
-// probe reads the envelope of any line.
+// probe reads the envelope of any line. Keys are matched exactly (a map,
+// unlike struct fields, which encoding/json matches ignoring case).
 type probe struct {
-	T  *string         `json:"t"`
-	ID json.RawMessage `json:"id"`
-	Th json.RawMessage `json:"th"`
+	T  *string
+	ID json.RawMessage
+	Th json.RawMessage
+}
+
+func readProbe(raw []byte) (probe, error) {
+	// The struct pass rejects a "t" of the wrong type anywhere (also a
+	// duplicate); the map pass insists on the exact key "t".
+	var st struct {
+		T *string `json:"t"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return probe{}, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return probe{}, err
+	}
+	p := probe{ID: m["id"], Th: m["th"]}
+	if _, ok := m["t"]; ok && st.T != nil {
+		p.T = st.T
+	}
+	return p, nil
 }
 
 // Decode parses one line (without its newline) into a Frame that keeps raw
@@ -154,8 +175,8 @@ func Decode(raw []byte) (Frame, error) {
 	if first != '{' {
 		return nil, badFrame("not a JSON object")
 	}
-	var p probe
-	if err := json.Unmarshal(raw, &p); err != nil {
+	p, err := readProbe(raw)
+	if err != nil {
 		return nil, badFrame("%v", err)
 	}
 	if p.T == nil {

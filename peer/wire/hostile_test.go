@@ -195,9 +195,12 @@ func TestDecodeErrorCarriesEnvelope(t *testing.T) {
 // field names case-insensitively, so {"T":"msg",…} decodes as a msg although
 // it has no field "t" (SPEC §2: bad_frame), and {"t":"ack","TH":…} fills Th.
 func TestFieldNamesCaseSensitive(t *testing.T) {
-	_, err := Decode([]byte(`{"T":"zzz"}`))
-	if err == nil {
-		t.Skip("known issue: encoding/json v1 folds field-name case; see report")
+	for _, l := range []string{`{"T":"zzz"}`, `{"T":"msg","id":"01J9ZX0000000000000000000A"}`} {
+		_, err := Decode([]byte(l))
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Code != CodeBadFrame {
+			t.Errorf("Decode(%s) = %v, want bad_frame (the key is \"t\", exactly)", l, err)
+		}
 	}
 }
 

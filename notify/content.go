@@ -1,0 +1,201 @@
+package notify
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// Limits on what a notification shows.
+const (
+	maxText     = 240 // runes of message text in a body
+	maxSubject  = 80  // runes of a subject in a title
+	summaryList = 3   // threads named in a summary's body
+)
+
+// msgLine is the part of a wire msg line a notification shows.
+type msgLine struct {
+	T       string    `json:"t"`
+	Th      string    `json:"th"`
+	Subject string    `json:"subject"`
+	Parts   []msgPart `json:"parts"`
+}
+
+// msgPart is one part of a msg (SPEC.md §5); unknown kinds are skipped.
+type msgPart struct {
+	K    string `json:"k"`
+	Text string `json:"text"`
+	Path string `json:"path"`
+	Name string `json:"name"`
+	Mime string `json:"mime"`
+}
+
+// parseMsg decodes a stored line; ok is false for anything but a msg.
+func parseMsg(raw json.RawMessage) (m msgLine, ok bool) {
+	if err := json.Unmarshal(raw, &m); err != nil || m.T != "msg" {
+		return msgLine{}, false
+	}
+	return m, true
+}
+
+// machine reports whether a msg carries only profile traffic (requests
+// and results: data parts of an application/vnd.awp.* type). A request
+// that needs the person raises an approval instead; the rest needs no one.
+func (m msgLine) machine() bool {
+	for _, p := range m.Parts {
+		if p.K != "data" || !strings.HasPrefix(p.Mime, "application/vnd.awp.") {
+			return false
+		}
+	}
+	return len(m.Parts) > 0
+}
+
+// preview is the newest text of a msg: its first text part, else a word on
+// its first other part.
+func (m msgLine) preview() string {
+	for _, p := range m.Parts {
+		if p.K == "text" && strings.TrimSpace(p.Text) != "" {
+			return clip(p.Text, maxText)
+		}
+	}
+	for _, p := range m.Parts {
+		switch p.K {
+		case "code":
+			if p.Path != "" {
+				return clip("Code: "+p.Path, maxText)
+			}
+			return clip("Code: "+p.Text, maxText)
+		case "blob":
+			return clip("File: "+p.Name, maxText)
+		case "data":
+			return clip("Data ("+p.Mime+")", maxText)
+		}
+	}
+	return "New message"
+}
+
+// clip folds whitespace to single spaces and cuts s to n runes.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// shortKey names a peer whose name is unknown by the start of its key.
+func shortKey(k string) string {
+	k = strings.TrimPrefix(k, "ed25519:")
+	if len(k) > 10 {
+		k = k[:10] + "…"
+	}
+	return k
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// threadTitle names the peer and the subject.
+func threadTitle(t *thread) string {
+	return t.peerName + ": " + clip(firstOf(t.subject, "(no subject)"), maxSubject)
+}
+
+// threadBody is the newest text, and how many are new when more than one.
+func threadBody(t *thread) string {
+	if t.pending > 1 {
+		return t.text + "\n(" + plural(t.pending, "new message", "new messages") + ")"
+	}
+	return t.text
+}
+
+// summaryTitle is "5 new messages in 3 threads".
+func summaryTitle(msgs, threads int) string {
+	return plural(msgs, "new message", "new messages") + " in " + plural(threads, "thread", "threads")
+}
+
+// summaryBody names the newest threads, newest first.
+func summaryBody(newest []*thread, threads int) string {
+	var b strings.Builder
+	for i, t := range newest {
+		if i == summaryList {
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(threadTitle(t))
+	}
+	if threads > summaryList {
+		fmt.Fprintf(&b, "\nand %d more", threads-summaryList)
+	}
+	return b.String()
+}
+
+// approvalTitle says who asks for what.
+func approvalTitle(r peer.ApprovalRequest) string {
+	who := r.FromName
+	if who == "" {
+		who = shortKey(r.From)
+	}
+	if r.Kind == peer.ApprovalGrantRequest {
+		return who + " asks for a grant"
+	}
+	return who + " asks to " + strings.Join(r.Caps, ", ")
+}
+
+// approvalBody shows the request's data (command, path…), its reason and
+// where a grant would apply.
+func approvalBody(r peer.ApprovalRequest) string {
+	var lines []string
+	if len(r.Detail) > 0 && string(r.Detail) != "null" {
+		lines = append(lines, clip(detailText(r.Detail), maxText))
+	}
+	if r.Kind == peer.ApprovalGrantRequest && len(r.Caps) > 0 {
+		lines = append(lines, "Capabilities: "+strings.Join(r.Caps, ", "))
+	}
+	if r.Reason != "" {
+		lines = append(lines, "Reason: "+clip(r.Reason, maxText))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "Waiting for your decision")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// detailText renders a request's data (PROFILE.md): the command line of an
+// exec, the path of an fs request, else the JSON itself.
+func detailText(raw json.RawMessage) string {
+	var d struct {
+		Cmd  json.RawMessage `json:"cmd"` // an argv array or a shell string
+		Cwd  string          `json:"cwd"`
+		Path string          `json:"path"`
+	}
+	if json.Unmarshal(raw, &d) == nil {
+		var argv []string
+		var sh string
+		cmd := ""
+		switch {
+		case json.Unmarshal(d.Cmd, &argv) == nil && len(argv) > 0:
+			cmd = "$ " + strings.Join(argv, " ")
+		case json.Unmarshal(d.Cmd, &sh) == nil && sh != "":
+			cmd = "$ " + sh
+		}
+		switch {
+		case cmd != "" && d.Cwd != "":
+			return cmd + "  (in " + d.Cwd + ")"
+		case cmd != "":
+			return cmd
+		case d.Path != "":
+			return d.Path
+		}
+	}
+	return string(raw)
+}

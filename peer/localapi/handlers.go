@@ -1,0 +1,221 @@
+package localapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// maxBody bounds request bodies: a send request names blob files by path,
+// so even a long message stays far below it.
+const maxBody = 8 << 20
+
+func (s *Server) handleID(w http.ResponseWriter, r *http.Request) {
+	b := s.Backend
+	writeJSON(w, Identity{Key: b.Key().String(), Name: b.Name(), Listen: nonNil(b.ListenAddrs())})
+}
+
+func (s *Server) handleConnect(w http.ResponseWriter, r *http.Request) {
+	var req connectRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.Addr == "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: connect: addr is required")
+		return
+	}
+	k, err := s.Backend.Connect(r.Context(), req.Addr)
+	if err != nil {
+		s.fail(w, "connect", err)
+		return
+	}
+	writeJSON(w, connectResponse{Key: k.String()})
+}
+
+func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
+	var req peer.SendRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	res, err := s.Backend.Send(r.Context(), req)
+	if err != nil {
+		s.fail(w, "send", err)
+		return
+	}
+	writeJSON(w, res)
+}
+
+func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
+	var req stateRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	res, err := s.Backend.SetState(r.Context(), req.Th, req.State, req.Note)
+	if err != nil {
+		s.fail(w, "state", err)
+		return
+	}
+	writeJSON(w, res)
+}
+
+func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
+	ths, err := s.Backend.Threads()
+	if err != nil {
+		s.fail(w, "threads", err)
+		return
+	}
+	writeJSON(w, nonNil(ths))
+}
+
+func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	th := q.Get("th")
+	if th == "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: th is required")
+		return
+	}
+	lines, err := s.Backend.Lines(th, q.Get("from"))
+	if err != nil {
+		s.fail(w, "lines", err)
+		return
+	}
+	writeJSON(w, nonNil(lines))
+}
+
+func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
+	var req readRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := s.Backend.MarkRead(req.Th, req.From); err != nil {
+		s.fail(w, "read", err)
+		return
+	}
+	writeJSON(w, struct{}{})
+}
+
+func (s *Server) handlePeers(w http.ResponseWriter, r *http.Request) {
+	ps, err := s.Backend.Peers()
+	if err != nil {
+		s.fail(w, "peers", err)
+		return
+	}
+	for i := range ps {
+		ps[i].Listen = nonNil(ps[i].Listen)
+	}
+	writeJSON(w, nonNil(ps))
+}
+
+func (s *Server) handleTrust(w http.ResponseWriter, r *http.Request) {
+	var req trustRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := s.Backend.Trust(req.Key, req.Trusted); err != nil {
+		s.fail(w, "trust", err)
+		return
+	}
+	writeJSON(w, struct{}{})
+}
+
+func (s *Server) handleBlobs(w http.ResponseWriter, r *http.Request) {
+	bs, err := s.Backend.Blobs()
+	if err != nil {
+		s.fail(w, "blobs", err)
+		return
+	}
+	writeJSON(w, nonNil(bs))
+}
+
+// handleBlob streams a blob's bytes; its BlobInfo travels in a header so
+// the client can check size and digest before trusting the bytes.
+func (s *Server) handleBlob(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	rc, info, err := s.Backend.OpenBlob(q.Get("from"), q.Get("ref"))
+	if err != nil {
+		s.fail(w, "blob", err)
+		return
+	}
+	defer rc.Close()
+	hdr, err := json.Marshal(info)
+	if err != nil {
+		s.fail(w, "blob", err)
+		return
+	}
+	w.Header().Set(blobHeader, string(hdr))
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if info.Size >= 0 {
+		w.Header().Set("Content-Length", strconv.FormatInt(info.Size, 10))
+	}
+	if _, err := io.Copy(w, rc); err != nil {
+		// The status is out already; the client sees a short body.
+		s.logger().Warn("localapi: blob: copy", "ref", info.Ref, "err", err)
+	}
+}
+
+func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, nonNil(s.Backend.Pending()))
+}
+
+func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
+	var req decideRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := s.Backend.Decide(req.ID, req.Decision); err != nil {
+		s.fail(w, "decide", err)
+		return
+	}
+	writeJSON(w, struct{}{})
+}
+
+// decode reads a JSON request body into v, answering 400 when it cannot.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("localapi: bad request body: %v", err))
+		return false
+	}
+	return true
+}
+
+// fail reports a backend error with its message unchanged.
+func (s *Server) fail(w http.ResponseWriter, op string, err error) {
+	code := errorCode(err)
+	status := http.StatusInternalServerError
+	switch code {
+	case codeCanceled:
+		status = 499 // the client went away (nginx's convention)
+	case codeDeadline:
+		status = http.StatusGatewayTimeout
+	}
+	s.logger().Debug("localapi: request failed", "op", op, "err", err)
+	writeError(w, status, code, err.Error())
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(errorBody{Error: msg, Code: code})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a write error means the client is gone
+}
+
+// nonNil makes an empty list encode as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

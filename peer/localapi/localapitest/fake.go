@@ -1,0 +1,287 @@
+// Package localapitest holds a fake localapi.Backend and a helper that
+// serves it on a temporary socket, for tests of the local API and of its
+// users (cmd/awp) that run without a node.
+package localapitest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// ErrNoBlob is returned by Fake.OpenBlob for a blob it does not hold, or
+// one that is not complete and intact.
+var ErrNoBlob = errors.New("fake: no complete, intact blob")
+
+// Fake is an in-memory Backend. Set the exported data fields before use
+// (or under Lock); the recording fields hold what the API asked for.
+type Fake struct {
+	mu sync.Mutex
+	// mu guards every field below.
+
+	// Identity.
+	PubKey  key.PublicKey
+	NameV   string
+	Listens []string
+
+	// Data the listing methods return.
+	ThreadList  []peer.ThreadInfo
+	LinesByTh   map[string][]peer.LineInfo // keyed by th + "|" + from
+	PeerList    []peer.PeerInfo
+	BlobList    []peer.BlobInfo
+	BlobData    map[string][]byte // keyed by from + "|" + ref
+	PendingList []peer.ApprovalRequest
+
+	// Err, when set, is returned by every method that returns an error.
+	Err error
+	// ConnectKey is what Connect returns; BlockConnect makes Connect wait
+	// for its context instead.
+	ConnectKey   key.PublicKey
+	BlockConnect bool
+	// OnConnect, when set, is called (without the lock) as Connect starts.
+	OnConnect func(addr string)
+	// SendResult is what Send and SetState return.
+	SendResult peer.SendResult
+
+	// Recorded calls.
+	Sent      []peer.SendRequest
+	States    [][3]string // th, state, note
+	Connected []string
+	Reads     [][2]string // th, from
+	TrustSet  map[string]bool
+	Decisions map[string]peer.Decision
+
+	subs     map[int]chan peer.Event
+	nextSub  int
+	subbed   chan struct{} // closed and replaced when a subscriber arrives
+	unsubbed chan struct{} // closed and replaced when a subscriber leaves
+}
+
+// Lock locks the fake for reading or changing its fields.
+func (f *Fake) Lock() { f.mu.Lock() }
+
+// Unlock undoes Lock.
+func (f *Fake) Unlock() { f.mu.Unlock() }
+
+// Key implements localapi.Backend.
+func (f *Fake) Key() key.PublicKey { f.mu.Lock(); defer f.mu.Unlock(); return f.PubKey }
+
+// Name implements localapi.Backend.
+func (f *Fake) Name() string { f.mu.Lock(); defer f.mu.Unlock(); return f.NameV }
+
+// ListenAddrs implements localapi.Backend.
+func (f *Fake) ListenAddrs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.Listens...)
+}
+
+// Connect implements localapi.Backend.
+func (f *Fake) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
+	f.mu.Lock()
+	f.Connected = append(f.Connected, addr)
+	block, k, err, hook := f.BlockConnect, f.ConnectKey, f.Err, f.OnConnect
+	f.mu.Unlock()
+	if hook != nil {
+		hook(addr)
+	}
+	if block {
+		<-ctx.Done()
+		return key.PublicKey{}, fmt.Errorf("fake: connect %s: %w", addr, ctx.Err())
+	}
+	return k, err
+}
+
+// Send implements localapi.Backend.
+func (f *Fake) Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return peer.SendResult{}, f.Err
+	}
+	f.Sent = append(f.Sent, r)
+	return f.SendResult, nil
+}
+
+// SetState implements localapi.Backend.
+func (f *Fake) SetState(ctx context.Context, th, state, note string) (peer.SendResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return peer.SendResult{}, f.Err
+	}
+	f.States = append(f.States, [3]string{th, state, note})
+	return f.SendResult, nil
+}
+
+// Threads implements localapi.Backend.
+func (f *Fake) Threads() ([]peer.ThreadInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ThreadList, f.Err
+}
+
+// Lines implements localapi.Backend.
+func (f *Fake) Lines(th, from string) ([]peer.LineInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	ls, ok := f.LinesByTh[th+"|"+from]
+	if !ok {
+		return nil, fmt.Errorf("fake: no thread %s", th)
+	}
+	return ls, nil
+}
+
+// MarkRead implements localapi.Backend.
+func (f *Fake) MarkRead(th, from string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Reads = append(f.Reads, [2]string{th, from})
+	return f.Err
+}
+
+// Peers implements localapi.Backend.
+func (f *Fake) Peers() ([]peer.PeerInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]peer.PeerInfo(nil), f.PeerList...), f.Err
+}
+
+// Trust implements localapi.Backend.
+func (f *Fake) Trust(k string, trusted bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	if f.TrustSet == nil {
+		f.TrustSet = map[string]bool{}
+	}
+	f.TrustSet[k] = trusted
+	return nil
+}
+
+// Blobs implements localapi.Backend.
+func (f *Fake) Blobs() ([]peer.BlobInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.BlobList, f.Err
+}
+
+// OpenBlob implements localapi.Backend: it opens a blob listed in
+// BlobList as complete and not corrupt whose bytes are in BlobData.
+func (f *Fake) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return nil, peer.BlobInfo{}, f.Err
+	}
+	for _, b := range f.BlobList {
+		if b.From != from || b.Ref != ref {
+			continue
+		}
+		data, ok := f.BlobData[from+"|"+ref]
+		if !ok || !b.Complete || b.Corrupt {
+			break
+		}
+		return io.NopCloser(bytes.NewReader(data)), b, nil
+	}
+	return nil, peer.BlobInfo{}, fmt.Errorf("%w: %s from %s", ErrNoBlob, ref, from)
+}
+
+// Subscribe implements localapi.Backend. Like the node, it drops events
+// for a subscriber whose buffer is full.
+func (f *Fake) Subscribe(buf int) (<-chan peer.Event, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.initLocked()
+	id := f.nextSub
+	f.nextSub++
+	ch := make(chan peer.Event, buf)
+	f.subs[id] = ch
+	close(f.subbed)
+	f.subbed = make(chan struct{})
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if _, ok := f.subs[id]; ok {
+				delete(f.subs, id)
+				close(ch)
+			}
+			close(f.unsubbed)
+			f.unsubbed = make(chan struct{})
+		})
+	}
+}
+
+func (f *Fake) initLocked() {
+	if f.subs == nil {
+		f.subs = map[int]chan peer.Event{}
+		f.subbed = make(chan struct{})
+		f.unsubbed = make(chan struct{})
+	}
+}
+
+// Publish sends ev to every subscriber that has room.
+func (f *Fake) Publish(ev peer.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+// Subscribers returns the number of live subscriptions, and channels that
+// are closed at the next subscribe and the next unsubscribe, so a test can
+// wait for a change without sleeping.
+func (f *Fake) Subscribers() (n int, subscribed, unsubscribed <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.initLocked()
+	return len(f.subs), f.subbed, f.unsubbed
+}
+
+// EndSubscriptions closes every subscriber's channel, as a closing node does.
+func (f *Fake) EndSubscriptions() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, ch := range f.subs {
+		delete(f.subs, id)
+		close(ch)
+	}
+}
+
+// Pending implements localapi.Backend.
+func (f *Fake) Pending() []peer.ApprovalRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.PendingList
+}
+
+// Decide implements localapi.Backend.
+func (f *Fake) Decide(id string, d peer.Decision) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	if f.Decisions == nil {
+		f.Decisions = map[string]peer.Decision{}
+	}
+	f.Decisions[id] = d
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package presence holds AWP presence documents (NOTES §1): building and
+// signing this node's document, verifying received ones, and the table of
+// the newest document per origin that relays consult.
+package presence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// Timing of presence (NOTES §1).
+const (
+	Debounce  = 2 * time.Second  // publish this long after a change
+	Heartbeat = 60 * time.Second // publish at least this often
+	MaxSkew   = 10 * time.Minute // drop documents whose ts is further from now
+	Expiry    = 10 * time.Minute // drop entries this long after their newest document
+)
+
+// Detail levels a node publishes.
+const (
+	DetailFull  = "full"  // peers and threads
+	DetailPeers = "peers" // peers only
+	DetailNone  = "none"  // publish nothing (relaying continues)
+)
+
+// PeerEntry is one of the origin's peers.
+type PeerEntry struct {
+	Key  string `json:"key"`
+	Name string `json:"name,omitempty"`
+	Up   bool   `json:"up"`
+	RTT  int64  `json:"rtt,omitempty"`
+}
+
+// ThreadEntry is one of the origin's threads.
+type ThreadEntry struct {
+	Th      string `json:"th"`
+	Peer    string `json:"peer"`
+	Subject string `json:"subject,omitempty"`
+	Mine    string `json:"mine,omitempty"`
+	Theirs  string `json:"theirs,omitempty"`
+	Updated string `json:"updated,omitempty"`
+}
+
+// Doc is a presence document.
+type Doc struct {
+	Origin  string        `json:"origin"`
+	Name    string        `json:"name,omitempty"`
+	Seq     int64         `json:"seq"`
+	TS      string        `json:"ts"`
+	Peers   []PeerEntry   `json:"peers"`
+	Threads []ThreadEntry `json:"threads,omitempty"`
+	Version string        `json:"version,omitempty"`
+	Harness string        `json:"harness,omitempty"`
+	Model   string        `json:"model,omitempty"`
+	Host    string        `json:"host,omitempty"`
+	Unread  int           `json:"unread"`
+	Sig     string        `json:"sig,omitempty"`
+}
+
+// Errors from Verify and Table.Offer.
+var (
+	// ErrBadDoc is returned for a document that does not parse or whose origin is not a key.
+	ErrBadDoc = errors.New("presence: malformed document")
+	// ErrBadSig is returned for a document whose signature does not verify.
+	ErrBadSig = errors.New("presence: bad signature")
+	// ErrOwn is returned for a document whose origin is the receiver.
+	ErrOwn = errors.New("presence: my own document")
+	// ErrStale is returned for a document whose ts is more than MaxSkew from now.
+	ErrStale = errors.New("presence: stale or future document")
+	// ErrOld is returned for a document whose seq is not newer than the one held.
+	ErrOld = errors.New("presence: not newer than the document held")
+	// ErrHops is returned for a line with hops outside 1..8.
+	ErrHops = errors.New("presence: hops out of range")
+)
+
+// Sign fills d.Sig with k's signature over the canonical JSON of d without
+// sig and returns the document's bytes.
+func Sign(k key.PrivateKey, d Doc) ([]byte, error) {
+	d.Sig = ""
+	d.Origin = k.Public().String()
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("presence: sign: %w", err)
+	}
+	c, err := wire.CanonicalWithout(b, "sig")
+	if err != nil {
+		return nil, fmt.Errorf("presence: sign: %w", err)
+	}
+	d.Sig = k.SignText(c)
+	return json.Marshal(d)
+}
+
+// Verify parses raw and checks its signature with its origin key.
+func Verify(raw []byte) (*Doc, key.PublicKey, error) {
+	var d Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, key.PublicKey{}, fmt.Errorf("%w: %v", ErrBadDoc, err)
+	}
+	k, err := key.ParsePublic(d.Origin)
+	if err != nil {
+		return nil, key.PublicKey{}, fmt.Errorf("%w: origin: %v", ErrBadDoc, err)
+	}
+	c, err := wire.CanonicalWithout(raw, "sig")
+	if err != nil {
+		return nil, key.PublicKey{}, fmt.Errorf("%w: %v", ErrBadDoc, err)
+	}
+	if !k.VerifyText(c, d.Sig) {
+		return nil, key.PublicKey{}, ErrBadSig
+	}
+	return &d, k, nil
+}
+
+// Entry is the newest document held for an origin.
+type Entry struct {
+	Origin   key.PublicKey
+	Doc      *Doc
+	Raw      json.RawMessage // the document as received, byte for byte
+	Hops     int
+	From     key.PublicKey // the peer it came from
+	Received time.Time
+}
+
+// Table keeps the newest document per origin. The zero value is ready.
+type Table struct {
+	mu      sync.Mutex // guards entries
+	entries map[key.PublicKey]*Entry
+}
+
+// Offer checks a received document (signature already verified by the
+// caller via Verify) and keeps it when it is newer than the one held. self
+// is the receiver's key.
+func (t *Table) Offer(self key.PublicKey, origin key.PublicKey, d *Doc, raw []byte, hops int, from key.PublicKey, now time.Time) error {
+	if hops < 1 || hops > wire.MaxHops {
+		return ErrHops
+	}
+	if origin == self {
+		return ErrOwn
+	}
+	ts, err := wire.ParseTime(d.TS)
+	if err != nil {
+		return fmt.Errorf("%w: ts: %v", ErrBadDoc, err)
+	}
+	if skew := now.Sub(ts); skew > MaxSkew || skew < -MaxSkew {
+		return ErrStale
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.entries == nil {
+		t.entries = map[key.PublicKey]*Entry{}
+	}
+	if old := t.entries[origin]; old != nil && now.Sub(old.Received) < Expiry && d.Seq <= old.Doc.Seq {
+		return ErrOld
+	}
+	t.entries[origin] = &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now}
+	return nil
+}
+
+// List returns the live entries, newest first, dropping expired ones.
+func (t *Table) List(now time.Time) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Entry, 0, len(t.entries))
+	for k, e := range t.entries {
+		if now.Sub(e.Received) >= Expiry {
+			delete(t.entries, k)
+			continue
+		}
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Received.After(out[j].Received) })
+	return out
+}
+
+// Get returns the entry for an origin.
+func (t *Table) Get(origin key.PublicKey, now time.Time) (Entry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entries[origin]
+	if e == nil || now.Sub(e.Received) >= Expiry {
+		return Entry{}, false
+	}
+	return *e, true
+}
+
+// Line builds a presence line carrying doc byte for byte.
+func Line(id, ts string, hops int, doc []byte) []byte {
+	b := make([]byte, 0, len(doc)+96)
+	b = append(b, `{"t":"presence","id":"`...)
+	b = append(b, id...)
+	b = append(b, `","ts":"`...)
+	b = append(b, ts...)
+	b = append(b, `","hops":`...)
+	b = fmt.Appendf(b, "%d", hops)
+	b = append(b, `,"doc":`...)
+	b = append(b, doc...)
+	return append(b, '}')
+}

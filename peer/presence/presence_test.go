@@ -1,0 +1,119 @@
+package presence
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/internal/vectors"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+func vec(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVector(t *testing.T) {
+	var v struct {
+		Canon string `json:"doc_canonical"`
+		Raw   string `json:"doc_raw"`
+		Line  string `json:"line"`
+	}
+	vec(t, "presence.json", &v)
+	c, err := wire.CanonicalWithout([]byte(v.Raw), "sig")
+	if err != nil || string(c) != v.Canon {
+		t.Fatalf("canonical %s %v", c, err)
+	}
+	d, origin, err := Verify([]byte(v.Raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if origin.String() != "ed25519:2inpWwLgD_oVZFd1-x0roiKhlDOV7qBrlOLAV7e-adA" || d.Seq != 1790352652876 || d.Harness != "codex" {
+		t.Fatalf("doc %+v", d)
+	}
+	// The line decodes with the doc bytes intact, and a relay's line keeps them.
+	f, err := wire.Decode([]byte(v.Line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.(*wire.Presence)
+	if string(p.Doc) != v.Raw || p.Hops != 1 {
+		t.Fatalf("doc bytes changed: %s", p.Doc)
+	}
+	relayed := Line("01J9ZX0000000000000000000C", "2026-09-25T17:03:13Z", 2, p.Doc)
+	f2, err := wire.Decode(relayed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(f2.(*wire.Presence).Doc) != v.Raw {
+		t.Fatal("relay changed the doc bytes")
+	}
+	// Tampering breaks the signature.
+	bad := []byte(v.Raw)
+	bad[len(bad)-20] ^= 1
+	if _, _, err := Verify(bad); err == nil {
+		t.Fatal("tampered doc verified")
+	}
+}
+
+func TestSignVerifyOffer(t *testing.T) {
+	var keys struct {
+		Bob struct {
+			Seed string `json:"seed_hex"`
+		} `json:"bob"`
+	}
+	vec(t, "keys.json", &keys)
+	seed, _ := hex.DecodeString(keys.Bob.Seed)
+	k, _ := key.FromSeed(seed)
+	me, _ := key.NewPrivate()
+	now := time.Date(2026, 9, 25, 17, 3, 12, 0, time.UTC)
+	raw, err := Sign(k, Doc{Name: "bob", Seq: 5, TS: wire.FormatTime(now), Peers: []PeerEntry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, origin, err := Verify(raw)
+	if err != nil || origin != k.Public() {
+		t.Fatal(err)
+	}
+	var tb Table
+	from := me.Public()
+	if err := tb.Offer(me.Public(), origin, d, raw, 1, from, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Offer(me.Public(), origin, d, raw, 1, from, now); err != ErrOld {
+		t.Fatalf("replay: %v", err)
+	}
+	if err := tb.Offer(origin, origin, d, raw, 1, from, now); err != ErrOwn {
+		t.Fatalf("own: %v", err)
+	}
+	if err := tb.Offer(me.Public(), origin, d, raw, 9, from, now); err != ErrHops {
+		t.Fatalf("hops: %v", err)
+	}
+	if err := tb.Offer(me.Public(), origin, d, raw, 1, from, now.Add(11*time.Minute)); err != ErrStale {
+		t.Fatalf("stale: %v", err)
+	}
+	if err := tb.Offer(me.Public(), origin, d, raw, 1, from, now.Add(-11*time.Minute)); err != ErrStale {
+		t.Fatalf("future: %v", err)
+	}
+	if l := tb.List(now.Add(Expiry)); len(l) != 0 {
+		t.Fatal("entry did not expire")
+	}
+}
+
+func FuzzVerify(f *testing.F) {
+	f.Add([]byte(`{"origin":"ed25519:2inpWwLgD_oVZFd1-x0roiKhlDOV7qBrlOLAV7e-adA","seq":1,"ts":"2026-09-25T17:03:11Z","sig":"x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _, _ = Verify(b)
+	})
+}

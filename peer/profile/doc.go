@@ -1,0 +1,31 @@
+// Package profile runs the AWP coding-agent requests of PROFILE.md — exec,
+// fs:read and fs:write — inside a workspace sandbox.
+//
+// # Basics
+//
+// A Runner holds the workspace root and the limits. The node checks grants
+// (package grant) and then calls Runner.Handle with the request's mime and
+// data; Handle returns the result part's mime and data, plus attachments
+// (full stdout/stderr or whole files) that the node sends as blob parts.
+//
+// Every path, and the exec cwd, is resolved through an os.Root opened on the
+// workspace: "..", absolute paths outside the root, and symbolic links that
+// point out (anywhere in the path) fail with "path outside workspace", and
+// nothing outside is read, written or used as a working directory. The exec
+// child starts in the directory that was opened through the os.Root (on
+// Linux via /proc/self/fd/N), so a symlink swapped in after the check cannot
+// move it.
+//
+// # Caveats
+//
+// The sandbox confines paths, not programs: a granted exec runs with the
+// peer's own user rights and can read or write anything that user can
+// ("cd / && …"). An exec grant is full shell access; fs grants are the
+// confined ones.
+//
+// On timeout the child's process group is killed; a grandchild that leaves
+// the group (setsid, setpgid) survives. After a normal exit, background
+// processes the command started are left running.
+//
+// Choices where PROFILE.md is silent are listed in docs/profile.md.
+package profile

@@ -1,0 +1,178 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// waitDelay bounds how long Wait waits for the stdin pipe after the child
+// exits (a grandchild may hold it open).
+const waitDelay = 2 * time.Second
+
+// exec runs an exec request.
+func (r *Runner) exec(ctx context.Context, w *workspace, from key.PublicKey, req ExecRequest, argv []string, wantBlobs bool) (ExecResult, []Attachment) {
+	res, atts := r.execIn(ctx, w, req, argv, wantBlobs)
+	r.log().Info("profile: exec", "from", from.Short(), "argv", argv, "cwd", req.Cwd,
+		"exit", res.Exit, "ms", res.DurationMS, "error", res.Error, "blobs", len(atts))
+	return res, atts
+}
+
+func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv []string, wantBlobs bool) (ExecResult, []Attachment) {
+	res := ExecResult{Exit: -1}
+	dir, e := w.openDir(req.Cwd)
+	if e != "" {
+		res.Error = e
+		return res, nil
+	}
+	defer dir.Close()
+	rel, _ := w.rel(req.Cwd)
+	cdir, err := childDir(dir, filepath.Join(w.root.Name(), rel))
+	if err != nil {
+		res.Error = "working directory: " + err.Error()
+		return res, nil
+	}
+
+	var outs [2]*os.File
+	for i := range outs {
+		f, err := os.CreateTemp(r.tempDir(), "awp-exec-*")
+		if err != nil {
+			res.Error = "output file: " + errText(err)
+			closeRemove(outs[:i])
+			return res, nil
+		}
+		outs[i] = f
+	}
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = cdir
+	cmd.Env = r.env(req.Env)
+	cmd.Stdout, cmd.Stderr = outs[0], outs[1]
+	if req.Stdin != "" {
+		cmd.Stdin = strings.NewReader(req.Stdin)
+	}
+	cmd.WaitDelay = waitDelay
+	setGroup(cmd)
+
+	timeout := DefaultTimeout
+	if req.Timeout > 0 {
+		timeout = time.Duration(req.Timeout) * time.Second
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	if r.beforeStart != nil {
+		r.beforeStart()
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		res.Error = err.Error()
+		closeRemove(outs[:])
+		return res, nil
+	}
+	dir.Close() // the child has its own working directory now
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-tctx.Done():
+		_ = killGroup(cmd.Process.Pid)
+		err = <-done
+		if ctx.Err() != nil {
+			res.Error = ErrCanceled
+		} else {
+			res.Error = ErrTimeout
+		}
+	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	if res.Error == "" {
+		res.Exit = cmd.ProcessState.ExitCode()
+		if res.Exit < 0 {
+			res.Error = cmd.ProcessState.String() // e.g. "signal: segmentation fault"
+		} else if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				res.Error = err.Error()
+			}
+		}
+	}
+
+	var atts []Attachment
+	names := [2]string{"stdout", "stderr"}
+	for i, f := range outs {
+		text, truncated, att, err := r.collect(f, names[i], wantBlobs)
+		if err != nil && res.Error == "" {
+			res.Error = names[i] + ": " + errText(err)
+		}
+		if i == 0 {
+			res.Stdout, res.StdoutTruncated = text, truncated
+		} else {
+			res.Stderr, res.StderrTruncated = text, truncated
+		}
+		if att != nil {
+			atts = append(atts, *att)
+		}
+	}
+	return res, atts
+}
+
+// collect turns one output file into its inline text and, when truncated
+// and wanted, an attachment that takes over the file. Otherwise the file is
+// removed.
+func (r *Runner) collect(f *os.File, name string, wantBlobs bool) (string, bool, *Attachment, error) {
+	keep := false
+	defer func() {
+		f.Close()
+		if !keep {
+			os.Remove(f.Name())
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false, nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return "", false, nil, err
+	}
+	text, truncated, err := inlineText(f, st.Size())
+	if err != nil || !truncated || !wantBlobs {
+		return text, truncated, nil, err
+	}
+	sum, n, err := hashFile(f)
+	if err != nil {
+		return text, truncated, nil, err
+	}
+	keep = true
+	return text, truncated, &Attachment{Name: name, Mime: "text/plain", Path: f.Name(), Size: n, Sha256: sum}, nil
+}
+
+// env is the base environment with the request's variables added (a
+// request variable replaces a base one of the same name).
+func (r *Runner) env(add map[string]string) []string {
+	base := r.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	env := slices.Clone(base)
+	for _, k := range slices.Sorted(maps.Keys(add)) {
+		env = append(env, k+"="+add[k])
+	}
+	return env // os/exec keeps the last value of a repeated name
+}
+
+func closeRemove(fs []*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+)
+
+// Sentinel errors, grouped by when they happen. Returned errors wrap them
+// with the operation and address, so test them with errors.Is.
+var (
+	// Parsing.
+
+	// ErrBadAddr is returned by ParseAddr (and so by Listen and Dial) when
+	// an address is not one of the forms in docs/transport.md.
+	ErrBadAddr = errors.New("transport: malformed address")
+
+	// Policy.
+
+	// ErrPublicTCP is returned when plaintext TCP would listen on, dial, or
+	// (logged, for Accept) come from an address that is neither loopback nor
+	// private (SPEC.md §1) and Options.AllowPublicTCP is false.
+	ErrPublicTCP = errors.New("transport: plaintext tcp to or from a public address is refused; pass --allow-public-tcp to allow it")
+
+	// Listen and Dial.
+
+	// ErrUnsupported is returned for an address this Manager cannot listen
+	// on or dial: tailcat tokens (parse only), mem:// without Options.Mem,
+	// listening on a wg address with another peer's key.
+	ErrUnsupported = errors.New("transport: address not supported here")
+	// ErrNoKey is returned by Dial for a wg address without "#ed25519:KEY",
+	// or when the wg binding is used with no Options.Key.
+	ErrNoKey = errors.New("transport: wg needs a key")
+	// ErrInUse is returned by Listen when the address is already served: a
+	// unix socket something answers on, a taken mem name, a second wg
+	// listener on one Manager.
+	ErrInUse = errors.New("transport: address already in use")
+	// ErrRefused is returned by Dial when nothing listens on a mem address.
+	ErrRefused = errors.New("transport: connection refused")
+
+	// Lifecycle.
+
+	// ErrClosed is returned by Listen and Dial after Manager.Close, and by
+	// Listener.Accept after the listener closed. It wraps net.ErrClosed.
+	ErrClosed = fmt.Errorf("transport: closed: %w", net.ErrClosed)
+)

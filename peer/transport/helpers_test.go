@@ -1,0 +1,88 @@
+package transport_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
+)
+
+// testKey returns a fixed key for seed byte b.
+func testKey(t testing.TB, b byte) key.PrivateKey {
+	t.Helper()
+	k, err := key.FromSeed(bytes.Repeat([]byte{b}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// logWriter sends log output to t.Logf.
+type logWriter struct {
+	t    testing.TB
+	name string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s: %s", w.name, bytes.TrimRight(p, "\n"))
+	return len(p), nil
+}
+
+// testLogger logs to t under name (Info and up; Debug with -v and AWP_DEBUG).
+func testLogger(t testing.TB, name string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(logWriter{t, name}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// newManager returns a Manager closed when the test ends.
+func newManager(t testing.TB, name string, o transport.Options) *transport.Manager {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t, name)
+	}
+	m := transport.New(o)
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("%s: close: %v", name, err)
+		}
+	})
+	return m
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// listen listens on addr through m or fails the test.
+func listen(t testing.TB, m *transport.Manager, addr string) transport.Listener {
+	t.Helper()
+	l, err := m.Listen(testCtx(t), addr)
+	if err != nil {
+		t.Fatalf("listen %s: %v", addr, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// managerDial returns a DialFunc that dials addr through m.
+func managerDial(m *transport.Manager, addr string) transporttest.DialFunc {
+	return func(ctx context.Context) (net.Conn, error) { return m.Dial(ctx, addr) }
+}
+
+// wgPair makes a listening Manager (key seed 1) and a dialing Manager (seed
+// 2) that the listener allows, and returns the listener and a dial func.
+func wgPair(t *testing.T) (transport.Listener, transporttest.DialFunc) {
+	ka, kb := testKey(t, 1), testKey(t, 2)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	b := newManager(t, "B", transport.Options{Key: kb})
+	a.AllowKey(kb.Public())
+	l := listen(t, a, "wg://127.0.0.1:0")
+	return l, managerDial(b, l.Addr())
+}

@@ -1,0 +1,302 @@
+package wg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.zx2c4.com/wireguard/conn"
+	"golang.zx2c4.com/wireguard/device"
+	"golang.zx2c4.com/wireguard/tun/netstack"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// Sentinel errors of the device.
+var (
+	// ErrClosed is returned by operations on a Device after Close. It wraps
+	// net.ErrClosed, so errors.Is(err, net.ErrClosed) holds too.
+	ErrClosed = fmt.Errorf("wg: device closed: %w", net.ErrClosed)
+	// ErrSelf is returned when asked to dial or allow the device's own key.
+	ErrSelf = errors.New("wg: that is this device's own key")
+	// ErrListening is returned by Listen when the device already has a
+	// listener open.
+	ErrListening = errors.New("wg: device already has a listener")
+)
+
+// DefaultKeepAlive is the persistent keepalive used when Config.KeepAlive is 0.
+const DefaultKeepAlive = 25 * time.Second
+
+// Config configures a Device.
+type Config struct {
+	Key       key.PrivateKey // the node identity; required
+	Port      int            // UDP port; 0 picks one
+	KeepAlive time.Duration  // persistent keepalive; 0 = DefaultKeepAlive, negative = off
+	Logger    *slog.Logger   // nil = silent
+}
+
+// Device is one userspace WireGuard device with its netstack. Its methods are
+// safe for concurrent use.
+type Device struct {
+	pub       key.PublicKey
+	addr      netip.Addr
+	keepalive int // seconds; 0 = off
+	log       *slog.Logger
+	dev       *device.Device
+	tnet      *netstack.Net
+
+	mu sync.Mutex
+	// mu guards:
+	peers    map[netip.Addr]key.PublicKey // tunnel address → configured AWP key
+	conns    map[*Conn]struct{}           // open conns, closed by Close
+	listener *Listener
+	closed   bool
+}
+
+// New creates and starts a Device. The caller must Close it.
+func New(cfg Config) (*Device, error) {
+	if cfg.Key.IsZero() {
+		return nil, errors.New("wg: new device: no key")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	pub := cfg.Key.Public()
+	d := &Device{
+		pub:   pub,
+		addr:  TunnelAddr(pub),
+		log:   log,
+		peers: make(map[netip.Addr]key.PublicKey),
+		conns: make(map[*Conn]struct{}),
+	}
+	switch {
+	case cfg.KeepAlive == 0:
+		d.keepalive = int(DefaultKeepAlive / time.Second)
+	case cfg.KeepAlive > 0:
+		d.keepalive = max(1, int(cfg.KeepAlive/time.Second))
+	}
+	tdev, tnet, err := netstack.CreateNetTUN([]netip.Addr{d.addr}, nil, MTU)
+	if err != nil {
+		return nil, fmt.Errorf("wg: new device: netstack: %w", err)
+	}
+	d.tnet = tnet
+	d.dev = device.NewDevice(tdev, conn.NewStdNetBind(), deviceLogger(log))
+	sk := PrivateKey(cfg.Key)
+	if err := d.dev.IpcSet(fmt.Sprintf("private_key=%x\nlisten_port=%d\n", sk[:], cfg.Port)); err != nil {
+		d.dev.Close()
+		return nil, fmt.Errorf("wg: new device: configure: %w", err)
+	}
+	if err := d.dev.Up(); err != nil {
+		d.dev.Close()
+		return nil, fmt.Errorf("wg: new device: up: %w", err)
+	}
+	log.Debug("wg device up", "addr", d.addr, "port", d.Port())
+	return d, nil
+}
+
+// deviceLogger adapts slog to wireguard-go's printf logger: verbose lines at
+// Debug, errors at Warn (they are mostly unreachable endpoints).
+func deviceLogger(l *slog.Logger) *device.Logger {
+	logf := func(level slog.Level) func(string, ...any) {
+		if !l.Enabled(context.Background(), level) {
+			return device.DiscardLogf
+		}
+		return func(format string, args ...any) {
+			l.Log(context.Background(), level, "wireguard: "+fmt.Sprintf(format, args...))
+		}
+	}
+	return &device.Logger{Verbosef: logf(slog.LevelDebug), Errorf: logf(slog.LevelWarn)}
+}
+
+// Key returns the device's AWP public key.
+func (d *Device) Key() key.PublicKey { return d.pub }
+
+// Addr returns the device's tunnel address.
+func (d *Device) Addr() netip.Addr { return d.addr }
+
+// Port returns the UDP port the device is bound to (0 after Close).
+func (d *Device) Port() int {
+	st, err := d.state()
+	if err != nil {
+		return 0
+	}
+	return st.port
+}
+
+// SetPort rebinds the device's UDP socket to port (0 picks one). Peers learn
+// the new endpoint from the next authenticated packet (roaming).
+func (d *Device) SetPort(port int) error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	if err := d.dev.IpcSet(fmt.Sprintf("listen_port=%d\n", port)); err != nil {
+		return fmt.Errorf("wg: set port %d: %w", port, err)
+	}
+	return nil
+}
+
+// AllowPeer configures k as a WireGuard peer: its public key and its /128
+// tunnel address as the only allowed IP. When endpoint is valid it becomes
+// the peer's endpoint and the persistent keepalive is switched on; otherwise
+// the current endpoint and keepalive (if any) are kept, and the peer's first
+// handshake sets the endpoint.
+func (d *Device) AllowPeer(k key.PublicKey, endpoint netip.AddrPort) error {
+	if k == d.pub {
+		return ErrSelf
+	}
+	pk, err := PublicKey(k)
+	if err != nil {
+		return fmt.Errorf("wg: allow %s: %w", k.Short(), err)
+	}
+	ta := TunnelAddr(k)
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	d.peers[ta] = k
+	d.mu.Unlock()
+
+	cfg := fmt.Sprintf("public_key=%x\nreplace_allowed_ips=true\nallowed_ip=%s/128\n", pk[:], ta)
+	if endpoint.IsValid() {
+		// Keepalives only toward peers we know how to reach: the dialing
+		// side keeps the NAT mapping open; a peer that is only allowed gets
+		// its endpoint (and our replies) from its own handshake.
+		cfg += fmt.Sprintf("endpoint=%s\npersistent_keepalive_interval=%d\n", endpoint, d.keepalive)
+	}
+	if err := d.dev.IpcSet(cfg); err != nil {
+		return fmt.Errorf("wg: allow %s: %w", k.Short(), err)
+	}
+	d.log.Debug("wg peer configured", "peer", k.Short(), "endpoint", endpoint, "tunnel", ta)
+	return nil
+}
+
+// PeerEndpoint returns the UDP endpoint the device currently uses for k, as
+// learned from configuration or roaming.
+func (d *Device) PeerEndpoint(k key.PublicKey) (netip.AddrPort, bool) {
+	pk, err := PublicKey(k)
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	st, err := d.state()
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	ep, ok := st.endpoints[pk]
+	return ep, ok && ep.IsValid()
+}
+
+// Dial configures peer (with endpoint, see AllowPeer) and opens a TCP
+// connection to its tunnel address, port 1. ctx bounds the WireGuard
+// handshake and the TCP handshake together.
+func (d *Device) Dial(ctx context.Context, peer key.PublicKey, endpoint netip.AddrPort) (*Conn, error) {
+	if err := d.AllowPeer(peer, endpoint); err != nil {
+		return nil, err
+	}
+	tc, err := d.tnet.DialContextTCPAddrPort(ctx, netip.AddrPortFrom(TunnelAddr(peer), AWPPort))
+	if err != nil {
+		if d.isClosed() {
+			return nil, ErrClosed
+		}
+		return nil, fmt.Errorf("wg: dial %s via %s: %w", peer.Short(), endpoint, err)
+	}
+	c, err := d.track(tc, peer)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// track registers a new conn so Close can close it.
+func (d *Device) track(nc net.Conn, peer key.PublicKey) (*Conn, error) {
+	c := &Conn{Conn: nc, peer: peer, d: d}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		nc.Close()
+		return nil, ErrClosed
+	}
+	d.conns[c] = struct{}{}
+	return c, nil
+}
+
+func (d *Device) untrack(c *Conn) {
+	d.mu.Lock()
+	delete(d.conns, c)
+	d.mu.Unlock()
+}
+
+// peerFor returns the configured key whose tunnel address is a.
+func (d *Device) peerFor(a netip.Addr) (key.PublicKey, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k, ok := d.peers[a]
+	return k, ok
+}
+
+func (d *Device) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// Close closes the listener and every conn, then the WireGuard device and
+// its netstack. It is idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	l := d.listener
+	conns := make([]*Conn, 0, len(d.conns))
+	for c := range d.conns {
+		conns = append(conns, c)
+	}
+	d.conns = nil
+	d.mu.Unlock()
+
+	if l != nil {
+		l.Close()
+	}
+	for _, c := range conns {
+		c.Conn.Close()
+	}
+	d.dev.Close()
+	<-d.dev.Wait()
+	d.log.Debug("wg device closed", "addr", d.addr)
+	return nil
+}
+
+// Conn is a TCP connection through the tunnel. It remembers the WireGuard
+// peer it came through.
+type Conn struct {
+	net.Conn
+	peer key.PublicKey
+	d    *Device
+	once sync.Once
+}
+
+// Peer returns the AWP key of the WireGuard peer the connection runs through.
+func (c *Conn) Peer() key.PublicKey { return c.peer }
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	c.once.Do(func() { c.d.untrack(c) })
+	return c.Conn.Close()
+}
+
+// CloseWrite shuts down the sending side (a TCP half-close).
+func (c *Conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package transport_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
+)
+
+// acceptAll accepts until l closes and reports the peers it saw.
+func acceptAll(l transport.Listener) <-chan net.Conn {
+	ch := make(chan net.Conn, 16)
+	go func() {
+		defer close(ch)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			ch <- c
+		}
+	}()
+	return ch
+}
+
+func roundTrip(t *testing.T, from, to net.Conn, msg string) {
+	t.Helper()
+	go from.Write([]byte(msg))
+	got := make([]byte, len(msg))
+	to.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadFull(to, got); err != nil || string(got) != msg {
+		t.Fatalf("round trip %q: got %q, %v", msg, got, err)
+	}
+}
+
+// TestWGUnknownKeyRefused: a key the listener never allowed cannot connect,
+// while an allowed key can, and TunnelPeer names the right key on both ends.
+func TestWGUnknownKeyRefused(t *testing.T) {
+	transporttest.NoLeaks(t)
+	ka, kb, kc := testKey(t, 1), testKey(t, 2), testKey(t, 3)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	b := newManager(t, "B", transport.Options{Key: kb})
+	c := newManager(t, "C", transport.Options{Key: kc})
+	a.AllowKey(kb.Public())
+	l := listen(t, a, "wg://127.0.0.1:0")
+	conns := acceptAll(l)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if cc, err := c.Dial(ctx, l.Addr()); err == nil {
+		cc.Close()
+		t.Fatal("a key the listener never allowed connected")
+	}
+
+	bc, err := b.Dial(testCtx(t), l.Addr())
+	if err != nil {
+		t.Fatalf("allowed key: dial: %v", err)
+	}
+	defer bc.Close()
+	ac := <-conns
+	if ac == nil {
+		t.Fatal("listener closed before accepting B")
+	}
+	defer ac.Close()
+	if k, ok := transport.TunnelPeer(ac); !ok || k != kb.Public() {
+		t.Fatalf("accepted conn: TunnelPeer = %v, %v; want B %v", k.Short(), ok, kb.Public().Short())
+	}
+	if k, ok := transport.TunnelPeer(bc); !ok || k != ka.Public() {
+		t.Fatalf("dialed conn: TunnelPeer = %v, %v; want A %v", k.Short(), ok, ka.Public().Short())
+	}
+	roundTrip(t, bc, ac, "hello A")
+	roundTrip(t, ac, bc, "hello B")
+
+	l.Close()
+	for extra := range conns {
+		k, _ := transport.TunnelPeer(extra)
+		t.Errorf("listener accepted another conn, from %v", k.Short())
+		extra.Close()
+	}
+}
+
+func TestTunnelPeerNotWG(t *testing.T) {
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
+	if _, ok := transport.TunnelPeer(c1); ok {
+		t.Fatal("TunnelPeer reported a key for a pipe")
+	}
+}
+
+// TestWGBothWays: after A allows B and B dials, A can also dial B's
+// listener (both directions of one WireGuard session).
+func TestWGBothWays(t *testing.T) {
+	transporttest.NoLeaks(t)
+	ka, kb := testKey(t, 1), testKey(t, 2)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	b := newManager(t, "B", transport.Options{Key: kb})
+	a.AllowKey(kb.Public())
+	b.AllowKey(ka.Public())
+	la := listen(t, a, "wg://127.0.0.1:0")
+	lb := listen(t, b, "wg://127.0.0.1:0")
+	c1, s1 := transporttest.Pair(t, la, managerDial(b, la.Addr()))
+	roundTrip(t, c1, s1, "b→a")
+	c2, s2 := transporttest.Pair(t, lb, managerDial(a, lb.Addr()))
+	roundTrip(t, c2, s2, "a→b")
+	if k, _ := transport.TunnelPeer(s2); k != ka.Public() {
+		t.Fatalf("B accepted from %v, want A", k.Short())
+	}
+}
+
+// TestWGRoaming: the dialer comes back from another UDP port (a new
+// Manager with the same key, as after a restart or a NAT rebinding); the
+// listener learns the new endpoint from the authenticated handshake and
+// its data reaches the dialer there.
+func TestWGRoaming(t *testing.T) {
+	transporttest.NoLeaks(t)
+	ka, kb := testKey(t, 1), testKey(t, 2)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	a.AllowKey(kb.Public())
+	l := listen(t, a, "wg://127.0.0.1:0")
+
+	b1 := transport.New(transport.Options{Key: kb, Logger: testLogger(t, "B1")})
+	c1, s1 := transporttest.Pair(t, l, managerDial(b1, l.Addr()))
+	roundTrip(t, s1, c1, "to the first port")
+	b1.Close() // its UDP socket is gone: only roaming can reach B now
+
+	b2 := newManager(t, "B2", transport.Options{Key: kb})
+	c2, s2 := transporttest.Pair(t, l, managerDial(b2, l.Addr()))
+	if k, _ := transport.TunnelPeer(s2); k != kb.Public() {
+		t.Fatalf("second conn from %v, want B", k.Short())
+	}
+	roundTrip(t, s2, c2, "to the new port")
+	roundTrip(t, c2, s2, "and back")
+}
+
+// TestWGListenAfterDial: a device made by Dial (ephemeral port) moves to
+// the port a later Listen asks for, and is reachable there.
+func TestWGListenAfterDial(t *testing.T) {
+	transporttest.NoLeaks(t)
+	ka, kb := testKey(t, 1), testKey(t, 2)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	b := newManager(t, "B", transport.Options{Key: kb})
+	a.AllowKey(kb.Public())
+	la := listen(t, a, "wg://127.0.0.1:0")
+	c1, s1 := transporttest.Pair(t, la, managerDial(b, la.Addr()))
+	roundTrip(t, c1, s1, "first")
+
+	port := freeUDPPort(t)
+	lb := listen(t, b, "wg://127.0.0.1:"+strconv.Itoa(port))
+	want := "wg://127.0.0.1:" + strconv.Itoa(port) + "#" + kb.Public().String()
+	if lb.Addr() != want {
+		t.Fatalf("Addr() = %s, want %s", lb.Addr(), want)
+	}
+	c2, s2 := transporttest.Pair(t, lb, managerDial(a, lb.Addr()))
+	roundTrip(t, c2, s2, "a dials b on its new port")
+	// B moved under an open conn: its next packet tells A the new port.
+	roundTrip(t, c1, s1, "the old conn survived the rebind")
+	roundTrip(t, s1, c1, "and A reaches B at the new port")
+	if _, err := b.Listen(testCtx(t), "wg://127.0.0.1:0"); err == nil {
+		t.Fatal("a second wg listener on one Manager succeeded")
+	}
+}
+
+// TestWGListenForeignKey: the listen form may carry only the node's own key.
+func TestWGListenForeignKey(t *testing.T) {
+	transporttest.NoLeaks(t)
+	m := newManager(t, "A", transport.Options{Key: testKey(t, 1)})
+	other := testKey(t, 2).Public()
+	if _, err := m.Listen(testCtx(t), "wg://127.0.0.1:0#"+other.String()); err == nil {
+		t.Fatal("listened with another peer's key")
+	}
+	own := testKey(t, 1).Public()
+	l := listen(t, m, "wg://127.0.0.1:0#"+own.String())
+	if a, err := transport.ParseAddr(l.Addr()); err != nil || a.Key != own {
+		t.Fatalf("Addr() = %s (%v): want this node's key", l.Addr(), err)
+	}
+	var zero key.PublicKey
+	m.AllowKey(zero) // ignored
+	m.AllowKey(own)  // ignored: never a peer of itself
+}
+
+// freeUDPPort finds a UDP port free on 127.0.0.1 right now.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	return pc.LocalAddr().(*net.UDPAddr).Port
+}
