@@ -1,0 +1,121 @@
+package peer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// listenFor returns a listen address of the given binding for a test node.
+func listenFor(t testing.TB, binding string) string {
+	switch binding {
+	case "tcp":
+		return "tcp://127.0.0.1:0"
+	case "unix":
+		d, err := os.MkdirTemp("", "awp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return "unix://" + filepath.Join(d, "n.sock")
+	case "wg":
+		return "wg://127.0.0.1:0"
+	}
+	t.Fatalf("unknown binding %s", binding)
+	return ""
+}
+
+// pairOver makes two nodes on one binding and connects a to b (wg: through
+// an exchange of invites, as people would).
+func pairOver(t *testing.T, binding string) (*testNode, *testNode) {
+	a := newTestNode(t, "a", func(c *Config) { c.Listen = []string{listenFor(t, binding)} })
+	b := newTestNode(t, "b", func(c *Config) { c.Listen = []string{listenFor(t, binding)} })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if binding == "wg" {
+		// b learns a's invite first (so it accepts a's tunnel), then a adds b's and dials.
+		bctx, bcancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		_, _ = b.AddInvite(bctx, a.Invite())
+		bcancel()
+		if k, err := a.AddInvite(ctx, b.Invite()); err != nil || k != b.Key() {
+			t.Fatalf("add invite: %v", err)
+		}
+		return a, b
+	}
+	connect(t, a, b)
+	return a, b
+}
+
+// TestScenarios runs the protocol scenarios over every binding.
+func TestScenarios(t *testing.T) {
+	for _, binding := range []string{"tcp", "unix", "wg"} {
+		t.Run(binding, func(t *testing.T) {
+			a, b := pairOver(t, binding)
+			// Messages both ways, acked.
+			r := sendText(t, a, b.Key(), "", "ping")
+			sendText(t, b, a.Key(), r.Th, "pong")
+			eventually(t, "both lines on both sides", func() bool {
+				la, _ := a.Lines(r.Th, "")
+				lb, _ := b.Lines(r.Th, "")
+				return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
+			})
+			// A blob of 1.5 MiB.
+			data := make([]byte, 3<<19)
+			rand.Read(data)
+			p := filepath.Join(t.TempDir(), "blob.bin")
+			os.WriteFile(p, data, 0o600)
+			br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls, _ := a.Lines(br.Th, "")
+			var m wire.Msg
+			json.Unmarshal(ls[len(ls)-1].Line, &m)
+			ref := m.DecodeParts()[1].Ref
+			eventually(t, "blob complete", func() bool {
+				rc, _, err := b.OpenBlob(a.Key().String(), ref)
+				if err != nil {
+					return false
+				}
+				got, _ := io.ReadAll(rc)
+				rc.Close()
+				return string(got) == string(data)
+			})
+			// Restart the receiver; what was queued meanwhile is replayed in order.
+			b.Close()
+			for i := 0; i < 20; i++ {
+				sendText(t, a, b.Key(), r.Th, fmt.Sprint("q", i))
+			}
+			b.restart()
+			eventually(t, "replayed after restart", func() bool {
+				lb, _ := b.Lines(r.Th, "")
+				return len(lb) == 23
+			})
+			lb, _ := b.Lines(r.Th, "")
+			for i, l := range lb[3:] {
+				var m wire.Msg
+				json.Unmarshal(l.Line, &m)
+				if txt := m.DecodeParts()[0].Text; txt != fmt.Sprint("q", i) {
+					t.Fatalf("line %d is %q", i, txt)
+				}
+			}
+		})
+	}
+}
+
+func allOutAcked(ls []LineInfo) bool {
+	for _, l := range ls {
+		if l.Dir == "out" && !l.Acked {
+			return false
+		}
+	}
+	return true
+}
