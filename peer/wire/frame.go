@@ -132,34 +132,6 @@ func badFrame(format string, a ...any) error {
 	return &DecodeError{Code: CodeBadFrame, Msg: fmt.Sprintf(format, a...)}
 }
 
-// probe reads the envelope of any line. Keys are matched exactly (a map,
-// unlike struct fields, which encoding/json matches ignoring case).
-type probe struct {
-	T  *string
-	ID json.RawMessage
-	Th json.RawMessage
-}
-
-func readProbe(raw []byte) (probe, error) {
-	// The struct pass rejects a "t" of the wrong type anywhere (also a
-	// duplicate); the map pass insists on the exact key "t".
-	var st struct {
-		T *string `json:"t"`
-	}
-	if err := json.Unmarshal(raw, &st); err != nil {
-		return probe{}, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return probe{}, err
-	}
-	p := probe{ID: m["id"], Th: m["th"]}
-	if _, ok := m["t"]; ok && st.T != nil {
-		p.T = st.T
-	}
-	return p, nil
-}
-
 // Decode parses one line (without its newline) into a Frame that keeps raw
 // as its Raw bytes (raw is not copied: callers pass a buffer they own).
 // Errors are *DecodeError.
@@ -171,18 +143,43 @@ func Decode(raw []byte) (Frame, error) {
 		// encoding/json would silently turn invalid UTF-8 into U+FFFD (SPEC §2).
 		return nil, badFrame("invalid UTF-8")
 	}
-	first := firstNonSpace(raw)
-	if first != '{' {
+	if firstNonSpace(raw) != '{' {
 		return nil, badFrame("not a JSON object")
 	}
-	p, err := readProbe(raw)
+	var buf [16]member
+	members, err := scanObject(raw, buf[:0])
 	if err != nil {
 		return nil, badFrame("%v", err)
 	}
-	if p.T == nil {
-		return nil, badFrame(`no string field "t"`)
+	var t string
+	var tCount int
+	var tOK bool
+	var idRaw, thRaw []byte
+	for _, m := range members {
+		switch m.keyString() {
+		case "t":
+			tCount++
+			t, tOK = stringValue(m.val)
+		case "id":
+			idRaw = m.val
+		case "th":
+			thRaw = m.val
+		}
 	}
-	t := *p.T
+	if tCount != 1 || !tOK {
+		return nil, badFrame(`no single string field "t"`)
+	}
+	if t == TypeMsg {
+		m, err := decodeMsg(raw, members)
+		if err != nil {
+			de := &DecodeError{Code: CodeBadRequest, T: t, Msg: err.Error()}
+			de.ID, _ = stringValue(idRaw)
+			de.Th, _ = stringValue(thRaw)
+			return nil, de
+		}
+		return m, nil
+	}
+	p := struct{ ID, Th []byte }{idRaw, thRaw}
 	var f Frame
 	switch t {
 	case TypeHello:
@@ -212,7 +209,7 @@ func Decode(raw []byte) (Frame, error) {
 	default:
 		u := &Unknown{}
 		u.T = t
-		_ = json.Unmarshal(p.ID, &u.ID)
+		u.ID, _ = stringValue(p.ID)
 		u.SetRaw(raw)
 		return u, nil
 	}
@@ -220,8 +217,8 @@ func Decode(raw []byte) (Frame, error) {
 	if t == TypeHello {
 		derr.Code = CodeBadHello
 	}
-	_ = json.Unmarshal(p.ID, &derr.ID)
-	_ = json.Unmarshal(p.Th, &derr.Th)
+	derr.ID, _ = stringValue(p.ID)
+	derr.Th, _ = stringValue(p.Th)
 	if err := json.Unmarshal(raw, f); err != nil {
 		derr.Msg = err.Error()
 		return nil, derr

@@ -21,6 +21,9 @@ type Msg struct {
 	Subject string            `json:"subject,omitempty"`
 	Re      string            `json:"re,omitempty"`
 	Parts   []json.RawMessage `json:"parts"`
+
+	parts   []Part // decoded Parts, cached by DecodeParts
+	partsOK []bool // whether each part is an object with a string k
 }
 
 // Part is the decoded view of one part. Unknown kinds and fields survive in
@@ -38,16 +41,132 @@ type Part struct {
 	Sha256 string          `json:"sha256,omitempty"`
 }
 
-// DecodeParts decodes every part; a part that does not decode becomes a Part
-// with only K set (shown as unsupported).
+// DecodeParts decodes every part (once; the result is cached and shared:
+// do not modify it). A part that does not decode becomes a Part with only K
+// set to "?" (shown as unsupported).
 func (m *Msg) DecodeParts() []Part {
+	if m.parts != nil && len(m.parts) == len(m.Parts) {
+		return m.parts
+	}
 	out := make([]Part, len(m.Parts))
+	ok := make([]bool, len(m.Parts))
 	for i, raw := range m.Parts {
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
-			out[i] = Part{K: "?"}
+		out[i], ok[i] = decodePart(raw)
+	}
+	m.parts, m.partsOK = out, ok
+	return out
+}
+
+// decodePart reads one part with the scanner; ok is false when the part is
+// not an object with a string k, or a known field has the wrong type.
+func decodePart(raw []byte) (Part, bool) {
+	var buf [12]member
+	members, err := scanObject(raw, buf[:0])
+	if err != nil {
+		return Part{K: "?"}, false
+	}
+	var p Part
+	hasK := false
+	for _, mb := range members {
+		var dst *string
+		switch mb.keyString() {
+		case "k":
+			dst, hasK = &p.K, true
+		case "text":
+			dst = &p.Text
+		case "lang":
+			dst = &p.Lang
+		case "path":
+			dst = &p.Path
+		case "mime":
+			dst = &p.Mime
+		case "ref":
+			dst = &p.Ref
+		case "name":
+			dst = &p.Name
+		case "sha256":
+			dst = &p.Sha256
+		case "data":
+			p.Data = json.RawMessage(mb.val)
+		case "size":
+			if string(mb.val) == "null" {
+				continue
+			}
+			n, ok := intValue(mb.val)
+			if !ok {
+				return Part{K: "?"}, false
+			}
+			p.Size = n
+		}
+		if dst != nil {
+			s, ok := optString(mb.val)
+			if !ok {
+				return Part{K: "?"}, false
+			}
+			*dst = s
 		}
 	}
-	return out
+	if !hasK {
+		return Part{K: "?"}, false
+	}
+	return p, true
+}
+
+// optString reads a string value, with null meaning "".
+func optString(v []byte) (string, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	return stringValue(v)
+}
+
+// decodeMsg decodes a msg from the scanner's members without encoding/json.
+func decodeMsg(raw []byte, members []member) (*Msg, error) {
+	m := &Msg{}
+	m.T = TypeMsg
+	for _, mb := range members {
+		var dst *string
+		switch mb.keyString() {
+		case "id":
+			dst = &m.ID
+		case "ts":
+			dst = &m.TS
+		case "th":
+			dst = &m.Th
+		case "subject":
+			dst = &m.Subject
+		case "re":
+			dst = &m.Re
+		case "parts":
+			if string(mb.val) == "null" {
+				m.Parts = nil
+				continue
+			}
+			if mb.val[0] != '[' {
+				return nil, errors.New("parts must be an array")
+			}
+			var elems [][]byte
+			if _, err := scanArrayAt(mb.val, 0, 1, &elems); err != nil {
+				return nil, err
+			}
+			m.Parts = make([]json.RawMessage, len(elems))
+			for i, e := range elems {
+				m.Parts[i] = e
+			}
+		}
+		if dst != nil {
+			s, ok := optString(mb.val)
+			if !ok {
+				return nil, fmt.Errorf("field %s must be a string", mb.keyString())
+			}
+			*dst = s
+		}
+	}
+	m.SetRaw(raw)
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func (m *Msg) validate() error {
@@ -57,12 +176,10 @@ func (m *Msg) validate() error {
 	if len(m.Parts) == 0 {
 		return errors.New("parts must be a non-empty array")
 	}
-	for i, raw := range m.Parts {
-		var p struct {
-			K *string `json:"k"`
-		}
-		if err := json.Unmarshal(raw, &p); err != nil || p.K == nil {
-			return fmt.Errorf("part %d is not an object with a string k", i)
+	m.DecodeParts()
+	for i, ok := range m.partsOK {
+		if !ok {
+			return fmt.Errorf("part %d is not an object with a string k (or a field has the wrong type)", i)
 		}
 	}
 	if m.Re != "" && !ValidID(m.Re) {

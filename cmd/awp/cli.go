@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+)
+
+// Exit statuses (CLI.md).
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// env is what a command sees of the world; tests build their own.
+type env struct {
+	ctx    context.Context // canceled on SIGINT/SIGTERM
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// command is one `awp` subcommand.
+type command struct {
+	name    string
+	usage   string // the synopsis after "usage: "
+	summary string // one line for `awp help`
+	run     func(e *env, args []string) error
+}
+
+// commands lists every command in the order `awp help` shows them; each
+// is defined in its group's file. (Set in init: help refers to the list.)
+var commands []*command
+
+func init() {
+	commands = []*command{
+		cmdID, cmdRun, cmdStatus, cmdConnect,
+		cmdSend, cmdState, cmdThreads, cmdShow,
+		cmdPeers, cmdTrust, cmdUntrust,
+		cmdBlobs, cmdBlob, cmdWatch,
+		cmdPending, cmdDecide, cmdHelp,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run is the whole program as a function: it parses args (without the
+// program name), runs the command and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runMain(context.Background(), args, stdout, stderr, os.Getenv)
+}
+
+// runMain is run with the context and environment injected.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage())
+		return exitUsage
+	}
+	c := lookup(args[0])
+	if c == nil {
+		if args[0] == "-h" || args[0] == "--help" {
+			fmt.Fprint(stdout, topUsage())
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "awp: unknown command %q\n%s", args[0], topUsage())
+		return exitUsage
+	}
+	err := c.run(e, args[1:])
+	label := c.name
+	if c == cmdBlob && len(args) > 1 && args[1] == "get" {
+		label = "blob get"
+	}
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stdout, "usage: %s\n", c.usage)
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "awp %s: %s\nusage: %s\n", label, oneLine(ue.msg), c.usage)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "awp %s: %s\n", label, oneLine(err.Error()))
+		return exitFail
+	}
+}
+
+// usageError is bad usage: exit 2 with the command's usage line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// oneLine keeps a failure reason on one line of stderr.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// flagSet is a command's flags plus the --data every command takes.
+type flagSet struct {
+	*flag.FlagSet
+	data string
+}
+
+func newFlags(name string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet("awp "+name, flag.ContinueOnError)}
+	fs.SetOutput(io.Discard) // usage errors are printed by runMain
+	fs.StringVar(&fs.data, "data", "", "data directory (default $AWP_DATA, else the user config dir's awp/)")
+	return fs
+}
+
+// parse parses args, accepting flags between positional arguments too
+// (CLI.md writes `awp state --th TH STATE [--note N]`); "--" ends the
+// flags. It returns the positional arguments.
+func (fs *flagSet) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{msg: err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// dataDir resolves --data: the flag, else $AWP_DATA, else the user config
+// dir's awp/. The result is absolute.
+func (e *env) dataDir(flagValue string) (string, error) {
+	d := flagValue
+	if d == "" {
+		d = e.getenv("AWP_DATA")
+	}
+	if d == "" {
+		cfg, err := os.UserConfigDir()
+		if err != nil {
+			return "", fmt.Errorf("no data directory: give --data or set AWP_DATA (%w)", err)
+		}
+		d = filepath.Join(cfg, "awp")
+	}
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return "", fmt.Errorf("data directory: %w", err)
+	}
+	return abs, nil
+}
+
+// client returns a local API client for the data directory of fs.
+func (e *env) client(fs *flagSet) (*localapi.Client, error) {
+	dir, err := e.dataDir(fs.data)
+	if err != nil {
+		return nil, err
+	}
+	return localapi.NewClient(localapi.SocketPath(dir)), nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// writeJSON prints v as one line of JSON, without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// checkKey reports bad usage unless s is an "ed25519:…" key.
+func checkKey(flagName, s string) error {
+	if _, err := key.ParsePublic(s); err != nil {
+		return usagef("%s: %v", flagName, err)
+	}
+	return nil
+}
+
+// checkTh reports bad usage unless s is a thread id (SPEC §3).
+func checkTh(flagName, s string) error {
+	ok := strings.HasPrefix(s, "thr_") && len(s) > 4 && len(s) <= 4+32
+	for _, r := range s[min(len(s), 4):] {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z') {
+			ok = false
+		}
+	}
+	if !ok {
+		return usagef("%s %q: want thr_ and 1 to 32 of [0-9a-z]", flagName, s)
+	}
+	return nil
+}
+
+// nArgs reports bad usage unless there are exactly n positionals.
+func nArgs(pos []string, n int, what string) error {
+	switch {
+	case len(pos) < n:
+		return usagef("missing %s", what)
+	case len(pos) > n:
+		return usagef("unexpected argument %q", pos[n])
+	}
+	return nil
+}
+
+// wrap names a failed request for the user: "not running" as it is, an
+// interruption as such, anything else (the peer's message) unchanged.
+func (e *env) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, localapi.ErrNotRunning) {
+		return err // already one line for the user
+	}
+	if e.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: interrupted", op)
+	}
+	return err
+}
+
+// jsonUnmarshal is json.Unmarshal with the error wrapped.
+func jsonUnmarshal(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+var cmdStatus = &command{
+	name:    "status",
+	usage:   "awp status [--data DIR]",
+	summary: `prints the running peer's {"key","name","listen":[…]}`,
+	run:     runStatus,
+}
+
+var cmdConnect = &command{
+	name:    "connect",
+	usage:   "awp connect [--data DIR] [--timeout DURATION] ADDR",
+	summary: "asks the running peer to dial ADDR and keep it up; prints the remote key",
+	run:     runConnect,
+}
+
+var cmdPeers = &command{
+	name:    "peers",
+	usage:   "awp peers [--data DIR] [--json]",
+	summary: "lists known peers",
+	run:     runPeers,
+}
+
+var cmdTrust = &command{
+	name:    "trust",
+	usage:   "awp trust [--data DIR] KEY",
+	summary: "adds KEY to the trust list",
+	run:     func(e *env, args []string) error { return runTrust(e, "trust", args, true) },
+}
+
+var cmdUntrust = &command{
+	name:    "untrust",
+	usage:   "awp untrust [--data DIR] KEY",
+	summary: "removes KEY from the trust list",
+	run:     func(e *env, args []string) error { return runTrust(e, "untrust", args, false) },
+}
+
+// defaultConnectTimeout bounds `awp connect` so a script never hangs on an
+// address that never answers.
+const defaultConnectTimeout = time.Minute
+
+func runStatus(e *env, args []string) error {
+	fs := newFlags("status")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	id, err := c.Identity(e.ctx)
+	if err != nil {
+		return e.wrap("status", err)
+	}
+	return writeJSON(e.stdout, id)
+}
+
+func runConnect(e *env, args []string) error {
+	fs := newFlags("connect")
+	timeout := fs.Duration("timeout", defaultConnectTimeout, "give up after this long (0: wait as long as the peer does)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "ADDR"); err != nil {
+		return err
+	}
+	if *timeout < 0 {
+		return usagef("--timeout must not be negative")
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	ctx := e.ctx
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	k, err := c.Connect(ctx, pos[0])
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
+			return fmt.Errorf("%s: no handshake within %v", pos[0], *timeout)
+		}
+		return e.wrap("connect", err)
+	}
+	_, err = fmt.Fprintln(e.stdout, k)
+	return err
+}
+
+func runPeers(e *env, args []string) error {
+	fs := newFlags("peers")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	ps, err := c.Peers(e.ctx)
+	if err != nil {
+		return e.wrap("peers", err)
+	}
+	for i := range ps {
+		if ps[i].Listen == nil {
+			ps[i].Listen = []string{}
+		}
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, ps)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tNAME\tUP\tTRUSTED\tLISTEN")
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\n", p.Key, dash(p.Name), p.Up, p.Trusted, dash(strings.Join(p.Listen, " ")))
+	}
+	return tw.Flush()
+}
+
+func runTrust(e *env, name string, args []string, trusted bool) error {
+	fs := newFlags(name)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "KEY"); err != nil {
+		return err
+	}
+	if err := checkKey("KEY", pos[0]); err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	return e.wrap(name, c.Trust(e.ctx, pos[0], trusted))
+}

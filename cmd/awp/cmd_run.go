@@ -1,0 +1,206 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+)
+
+var cmdRun = &command{
+	name: "run",
+	usage: "awp run [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--dial ADDR]… [--name N] [--about A] " +
+		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
+		"[--presence full|peers|none] [--allow-public-tcp] [--verbose]",
+	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
+	run:     runRun,
+}
+
+// defaultListen is where `awp run` listens when no --listen is given:
+// loopback TCP on a free port (logged once bound, and shown by
+// `awp status`).
+const defaultListen = "tcp://127.0.0.1:0"
+
+// runOptions are the flags of `awp run`.
+type runOptions struct {
+	keyring        string
+	listen, dial   stringList
+	name, about    string
+	workspace      string
+	trust          stringList
+	accept         string
+	allowPublicTCP bool
+	verbose        bool
+	later          laterOptions
+}
+
+// laterOptions are parsed and checked now but not yet passed on: the node
+// Config has no field for them until presence and mirroring land.
+type laterOptions struct {
+	mirrorTo stringList
+	presence string
+}
+
+func (o *runOptions) flags(fs *flagSet) {
+	fs.StringVar(&o.keyring, "keyring", "", "where the identity lives: keyring (default, or $AWP_KEYRING) or file")
+	fs.Var(&o.listen, "listen", "address to listen on (repeatable; default "+defaultListen+")")
+	fs.Var(&o.dial, "dial", "address to dial and keep up (repeatable)")
+	fs.StringVar(&o.name, "name", "", "display name (default user@host)")
+	fs.StringVar(&o.about, "about", "", "free text sent in hello")
+	fs.StringVar(&o.workspace, "workspace", "", "profile root for exec and fs requests (default the current directory)")
+	fs.Var(&o.trust, "trust", "key to mark trusted at start (repeatable)")
+	fs.StringVar(&o.accept, "accept", peer.AcceptAny, "which authenticated keys may connect: any, known or trusted")
+	fs.Var(&o.later.mirrorTo, "mirror-to", "key of a host to mirror threads to (repeatable)")
+	fs.StringVar(&o.later.presence, "presence", "full", "presence published: full, peers or none")
+	fs.BoolVar(&o.allowPublicTCP, "allow-public-tcp", false, "allow plaintext tcp to and from public addresses")
+	fs.BoolVar(&o.verbose, "verbose", false, "log debug messages")
+}
+
+func (o *runOptions) check() error {
+	switch o.accept {
+	case peer.AcceptAny, peer.AcceptKnown, peer.AcceptTrusted:
+	default:
+		return usagef("--accept %q: want any, known or trusted", o.accept)
+	}
+	switch o.later.presence {
+	case "full", "peers", "none":
+	default:
+		return usagef("--presence %q: want full, peers or none", o.later.presence)
+	}
+	for _, k := range o.trust {
+		if err := checkKey("--trust", k); err != nil {
+			return err
+		}
+	}
+	for _, k := range o.later.mirrorTo {
+		if err := checkKey("--mirror-to", k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runRun(e *env, args []string) error {
+	fs := newFlags("run")
+	var o runOptions
+	o.flags(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	dir, err := e.dataDir(fs.data)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+
+	priv, created, err := e.loadIdentity(dir, o.keyring)
+	if err != nil {
+		return err
+	}
+	if created {
+		log.Info("created a new identity", "key", priv.Public().String())
+	}
+	ws := o.workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return fmt.Errorf("workspace: %w", err)
+		}
+	}
+	if ws, err = filepath.Abs(ws); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	listen := []string(o.listen)
+	if len(listen) == 0 {
+		listen = []string{defaultListen}
+	}
+	if len(o.later.mirrorTo) > 0 || o.later.presence != "full" {
+		log.Warn("--mirror-to and --presence are not supported by this peer yet; ignored",
+			"mirror_to", []string(o.later.mirrorTo), "presence", o.later.presence)
+	}
+
+	n, err := newNode(peer.Config{
+		Key:            priv,
+		DataDir:        dir,
+		Name:           o.name,
+		About:          o.about,
+		Listen:         listen,
+		Dial:           o.dial,
+		Accept:         o.accept,
+		Trust:          o.trust,
+		Workspace:      ws,
+		AllowPublicTCP: o.allowPublicTCP,
+		Logger:         log.With("component", "peer"),
+	})
+	if err != nil {
+		return err
+	}
+	return serveNode(e, log, n, dir)
+}
+
+// serveNode starts n, serves the local API on DIR/awp.sock and waits for
+// a signal (e.ctx) or the node to end; then it closes the local API first
+// (no new requests), then the node (which keeps every line it acked).
+func serveNode(e *env, log *slog.Logger, n node, dir string) error {
+	if err := n.Start(); err != nil {
+		return errors.Join(fmt.Errorf("start: %w", err), n.Close())
+	}
+	sock := localapi.SocketPath(dir)
+	l, err := localapi.Listen(sock)
+	if err != nil {
+		if errors.Is(err, localapi.ErrAlreadyRunning) {
+			err = fmt.Errorf("a peer is already running for %s", dir)
+		}
+		return errors.Join(err, n.Close())
+	}
+	srv := &localapi.Server{Backend: n, Logger: log.With("component", "localapi")}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+
+	for _, a := range n.ListenAddrs() {
+		log.Info("listening", "addr", a)
+	}
+	log.Info("ready", "key", n.Key().String(), "name", n.Name(), "data", dir, "socket", sock)
+
+	var runErr error
+	serveDone := false
+	select {
+	case <-e.ctx.Done():
+		log.Info("shutting down")
+	case <-n.Done():
+		runErr = errors.New("the peer stopped")
+	case serr := <-served:
+		serveDone = true
+		runErr = fmt.Errorf("local API stopped: %v", serr)
+	}
+	if err := srv.Close(); err != nil {
+		log.Warn("closing the local API", "err", err)
+	}
+	if !serveDone {
+		if serr := <-served; serr != nil {
+			log.Warn("local API", "err", serr)
+		}
+	}
+	if err := n.Close(); err != nil {
+		return errors.Join(runErr, fmt.Errorf("close: %w", err))
+	}
+	if runErr != nil {
+		return runErr
+	}
+	log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+var cmdSend = &command{
+	name: "send",
+	usage: "awp send [--data DIR] --to KEY [--th TH] [--subject S] [--text T]… [--code-file F [--lang L]] " +
+		"[--data-json JSON [--mime M]] [--blob FILE]… [--re ID]",
+	summary: "queues one msg (durably); parts in order: texts, code, data, blobs",
+	run:     runSend,
+}
+
+var cmdState = &command{
+	name:    "state",
+	usage:   "awp state [--data DIR] --th TH [--note N] STATE",
+	summary: "queues a state line (open, working, waiting, done, failed, closed…)",
+	run:     runState,
+}
+
+// Wire part shapes (SPEC §5).
+type (
+	textPart struct {
+		K    string `json:"k"`
+		Text string `json:"text"`
+	}
+	codePart struct {
+		K    string `json:"k"`
+		Text string `json:"text"`
+		Lang string `json:"lang,omitempty"`
+	}
+	dataPart struct {
+		K    string          `json:"k"`
+		Mime string          `json:"mime"`
+		Data json.RawMessage `json:"data"`
+	}
+)
+
+// sendOptions are the flags of `awp send`.
+type sendOptions struct {
+	to, th, subject, re string
+	texts               stringList
+	codeFile, lang      string
+	dataJSON, mime      string
+	blobs               stringList
+}
+
+func (o *sendOptions) flags(fs *flagSet) {
+	fs.StringVar(&o.to, "to", "", "the recipient's key (required)")
+	fs.StringVar(&o.th, "th", "", "thread id (default: a new thread)")
+	fs.StringVar(&o.subject, "subject", "", "subject (the first msg of a thread should have one)")
+	fs.Var(&o.texts, "text", "a text part (repeatable)")
+	fs.StringVar(&o.codeFile, "code-file", "", "a file sent as a code part")
+	fs.StringVar(&o.lang, "lang", "", "the code part's language (default: from the file extension)")
+	fs.StringVar(&o.dataJSON, "data-json", "", "a JSON value sent as a data part")
+	fs.StringVar(&o.mime, "mime", "", "the data part's mime type (default application/json)")
+	fs.Var(&o.blobs, "blob", "a file sent as a blob part (repeatable)")
+	fs.StringVar(&o.re, "re", "", "id of the line this msg answers")
+}
+
+// request checks the options and builds the SendRequest. Usage errors
+// (exit 2) come first; unreadable files are failures (exit 1).
+func (o *sendOptions) request() (peer.SendRequest, error) {
+	r := peer.SendRequest{To: o.to, Th: o.th, Subject: o.subject, Re: o.re}
+	if o.to == "" {
+		return r, usagef("--to is required")
+	}
+	if err := checkKey("--to", o.to); err != nil {
+		return r, err
+	}
+	if o.th != "" {
+		if err := checkTh("--th", o.th); err != nil {
+			return r, err
+		}
+	}
+	if o.lang != "" && o.codeFile == "" {
+		return r, usagef("--lang needs --code-file")
+	}
+	if o.mime != "" && o.dataJSON == "" {
+		return r, usagef("--mime needs --data-json")
+	}
+	var data []byte
+	if o.dataJSON != "" {
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(o.dataJSON)); err != nil {
+			return r, usagef("--data-json: not JSON: %v", err)
+		}
+		data = b.Bytes()
+	}
+	if len(o.texts) == 0 && o.codeFile == "" && data == nil && len(o.blobs) == 0 {
+		return r, usagef("nothing to send: give --text, --code-file, --data-json or --blob")
+	}
+
+	for _, t := range o.texts {
+		r.Parts = append(r.Parts, mustPart(textPart{K: "text", Text: t}))
+	}
+	if o.codeFile != "" {
+		b, err := os.ReadFile(o.codeFile)
+		if err != nil {
+			return r, fmt.Errorf("--code-file: %w", err)
+		}
+		if !utf8.Valid(b) {
+			return r, fmt.Errorf("--code-file %s: not UTF-8 text (send it with --blob)", o.codeFile)
+		}
+		lang := o.lang
+		if lang == "" {
+			lang = langOf(o.codeFile)
+		}
+		r.Parts = append(r.Parts, mustPart(codePart{K: "code", Text: string(b), Lang: lang}))
+	}
+	if data != nil {
+		mime := o.mime
+		if mime == "" {
+			mime = "application/json"
+		}
+		r.Parts = append(r.Parts, mustPart(dataPart{K: "data", Mime: mime, Data: data}))
+	}
+	for _, f := range o.blobs {
+		// The peer reads the file, from its own working directory.
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return r, fmt.Errorf("--blob %s: %w", f, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return r, fmt.Errorf("--blob: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return r, fmt.Errorf("--blob %s: not a regular file", f)
+		}
+		r.Blobs = append(r.Blobs, peer.BlobFile{Path: abs})
+	}
+	return r, nil
+}
+
+// mustPart encodes a part; the part types always encode.
+func mustPart(p any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		panic(err)
+	}
+	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// langs maps file extensions to code part languages.
+var langs = map[string]string{
+	".go": "go", ".py": "python", ".js": "javascript", ".ts": "typescript", ".rs": "rust",
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".java": "java", ".rb": "ruby",
+	".sh": "sh", ".diff": "diff", ".patch": "diff", ".json": "json", ".yaml": "yaml",
+	".yml": "yaml", ".toml": "toml", ".md": "markdown", ".sql": "sql", ".html": "html",
+	".css": "css", ".swift": "swift", ".kt": "kotlin",
+}
+
+func langOf(path string) string { return langs[strings.ToLower(filepath.Ext(path))] }
+
+func runSend(e *env, args []string) error {
+	fs := newFlags("send")
+	var o sendOptions
+	o.flags(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	req, err := o.request()
+	if err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	res, err := c.Send(e.ctx, req)
+	if err != nil {
+		return e.wrap("send", err)
+	}
+	return writeJSON(e.stdout, res)
+}
+
+func runState(e *env, args []string) error {
+	fs := newFlags("state")
+	th := fs.String("th", "", "thread id (required)")
+	note := fs.String("note", "", "a note on the state")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if *th == "" {
+		return usagef("--th is required")
+	}
+	if err := checkTh("--th", *th); err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "STATE"); err != nil {
+		return err
+	}
+	if pos[0] == "" {
+		return usagef("STATE is empty")
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	res, err := c.SetState(e.ctx, *th, pos[0], *note)
+	if err != nil {
+		return e.wrap("state", err)
+	}
+	return writeJSON(e.stdout, struct {
+		ID string `json:"id"`
+	}{res.ID})
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+var cmdWatch = &command{
+	name:    "watch",
+	usage:   "awp watch [--data DIR] [--json]",
+	summary: "streams the running peer's events until interrupted (--json: one object per line)",
+	run:     runWatch,
+}
+
+func runWatch(e *env, args []string) error {
+	fs := newFlags("watch")
+	asJSON := fs.Bool("json", false, "print one JSON object per event and line")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	w, err := c.Watch(e.ctx)
+	if err != nil {
+		return e.wrap("watch", err)
+	}
+	defer w.Close()
+	for {
+		raw, err := w.NextRaw()
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && e.ctx.Err() != nil:
+			return nil // interrupted: the normal end
+		case errors.Is(err, io.EOF):
+			return errors.New("the peer stopped")
+		default:
+			return err
+		}
+		if *asJSON {
+			// As the peer sent it: one compact object, then a newline.
+			if _, err := fmt.Fprintf(e.stdout, "%s\n", raw); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			continue
+		}
+		var ev peer.Event
+		if err := jsonUnmarshal(raw, &ev); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(e.stdout, describe(ev)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+}
+
+// describe renders an event on one line for people.
+func describe(ev peer.Event) string {
+	s := ev.Time + " " + ev.Type
+	if ev.Peer != "" {
+		who := shortKey(ev.Peer)
+		if ev.PeerName != "" {
+			who = ev.PeerName + " (" + who + ")"
+		}
+		s += " " + who
+	}
+	if ev.Th != "" {
+		s += " " + ev.Th
+	}
+	switch {
+	case ev.Line != nil:
+		s += fmt.Sprintf(" %s %s: %s", ev.Line.Dir, shortKey(ev.Line.From), summarize(ev.Line.Line))
+	case ev.Blob != nil:
+		s += fmt.Sprintf(" blob %s %s %s", ev.Blob.Ref, dash(ev.Blob.Name), blobStatus(*ev.Blob))
+	case ev.Approval != nil:
+		s += fmt.Sprintf(" approval %s from %s: %v", ev.Approval.ID, shortKey(ev.Approval.From), ev.Approval.Caps)
+	case ev.Of != "":
+		s += " of " + ev.Of
+	}
+	if ev.Err != "" {
+		s += ": " + ev.Err
+	}
+	return oneLine(s)
+}

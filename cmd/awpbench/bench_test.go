@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary play the children: awpbench re-executes
+// itself (here: the test binary) with the "node" subcommand.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "node" {
+		os.Exit(childMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// TestQuickRun runs every figure with tiny sizes and checks the last line
+// is one JSON object with every required field positive.
+func TestQuickRun(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := benchMain([]string{"-quick", "-n", "300", "-resume", "300", "-blob-mib", "2", "-handshakes", "10",
+		"-json-lines", "5000", "-tcp-mib", "16", "-fsync-time", "50ms", "-timeout", "2m", "-dir", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	var got map[string]any
+	if err := json.Unmarshal([]byte(last), &got); err != nil {
+		t.Fatalf("last line is not a JSON object: %v\n%s", err, out.String())
+	}
+	for _, f := range []string{"msgs_per_s", "msgs_limit", "msgs_ratio", "resume_100k_s", "blob_mb_s", "blob_limit_mb_s",
+		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s"} {
+		v, ok := got[f].(float64)
+		if !ok || v <= 0 {
+			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)
+		}
+	}
+	t.Log(out.String())
+}
+
+func TestParseVmHWM(t *testing.T) {
+	s := "Name:\tx\nVmPeak:\t  99999 kB\nVmHWM:\t   20480 kB\nVmRSS:\t 1 kB\n"
+	if got := parseVmHWM(strings.NewReader(s)); got != 20 {
+		t.Fatalf("parseVmHWM = %v, want 20", got)
+	}
+}
+
+func TestOnlyFlag(t *testing.T) {
+	o, err := parseOptions([]string{"-quick", "-only", "handshake,msgs"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.only["handshake"] || !o.only["msgs"] || o.only["blob"] || o.only["resume"] {
+		t.Fatalf("only = %v", o.only)
+	}
+	if o.n != 2000 {
+		t.Fatalf("-quick n = %d, want 2000", o.n)
+	}
+	if _, err := parseOptions([]string{"-only", "nope"}, &bytes.Buffer{}); err == nil {
+		t.Fatal("-only nope accepted")
+	}
+}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// childMsg is one JSON line a child prints on stdout. Fields are used by
+// the events that need them; the parent decodes every line into it.
+type childMsg struct {
+	Event string `json:"event"`
+	Err   string `json:"err,omitempty"`
+
+	Addr string `json:"addr,omitempty"` // ready: the receiver's listen address
+	Key  string `json:"key,omitempty"`  // ready: the node's key
+
+	N        int     `json:"n,omitempty"`
+	SendS    float64 `json:"send_s,omitempty"`    // all Send calls returned
+	AckedS   float64 `json:"acked_s,omitempty"`   // first Send (or connect) until the last line is acked
+	ConnectS float64 `json:"connect_s,omitempty"` // Connect returned (handshake)
+
+	StartNS    int64  `json:"start_ns,omitempty"`    // blob: Send called
+	SentNS     int64  `json:"sent_ns,omitempty"`     // blob: Send returned (staged, committed)
+	CompleteNS int64  `json:"complete_ns,omitempty"` // blob: receiver's Blobs() shows it complete
+	Size       int64  `json:"size,omitempty"`
+	Sha256     string `json:"sha256,omitempty"`
+	Corrupt    bool   `json:"corrupt,omitempty"`
+
+	RSSMB float64 `json:"rss_mb,omitempty"` // done: peak RSS (VmHWM), MiB
+}
+
+// childMain runs one node and its side of a workload (the hidden "node"
+// subcommand). It reports on stdout as JSON lines and reads commands
+// ("connect ADDR", "stop") on stdin.
+func childMain(args []string) int {
+	fs := flag.NewFlagSet("awpbench node", flag.ContinueOnError)
+	role := fs.String("role", "", "receiver or sender")
+	mode := fs.String("mode", "", "msgs, resume, blob or serve")
+	data := fs.String("data", "", "data directory")
+	keyFile := fs.String("key", "", "file holding this node's key seed (hex)")
+	peerKey := fs.String("peer", "", "sender: the receiver's public key")
+	addr := fs.String("addr", "", "sender: address to connect to (msgs, blob)")
+	n := fs.Int("n", 0, "sender: messages to send (msgs, resume)")
+	workers := fs.Int("workers", 128, "sender: goroutines calling Send")
+	blob := fs.String("blob", "", "sender: file to send as a blob")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
+	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	out := json.NewEncoder(os.Stdout)
+	var outMu sync.Mutex
+	emit := func(m childMsg) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		_ = out.Encode(m)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			emit(childMsg{Event: "error", Err: err.Error()})
+			return 1
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
+		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin)}
+	if err := c.run(); err != nil {
+		emit(childMsg{Event: "error", Err: err.Error()})
+		return 1
+	}
+	return 0
+}
+
+type child struct {
+	role, mode, data, keyFile, peerKey, addr, blob string
+	n, workers                                     int
+	nosync                                         bool
+	emit                                           func(childMsg)
+	stdin                                          *bufio.Scanner
+	node                                           *peer.Node
+}
+
+// command waits for the next stdin line; EOF reads as "stop".
+func (c *child) command() string {
+	if c.stdin.Scan() {
+		return strings.TrimSpace(c.stdin.Text())
+	}
+	return "stop"
+}
+
+func (c *child) run() error {
+	seed, err := os.ReadFile(c.keyFile)
+	if err != nil {
+		return err
+	}
+	raw, err := hex.DecodeString(strings.TrimSpace(string(seed)))
+	if err != nil {
+		return fmt.Errorf("key file: %w", err)
+	}
+	k, err := key.FromSeed(raw)
+	if err != nil {
+		return err
+	}
+	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync}
+	if c.role == "receiver" {
+		cfg.Listen = []string{"tcp://127.0.0.1:0"}
+	}
+	nd, err := peer.New(cfg)
+	if err != nil {
+		return err
+	}
+	c.node = nd
+	if err := nd.Start(); err != nil {
+		nd.Close()
+		return err
+	}
+	var werr error
+	switch c.role {
+	case "receiver":
+		werr = c.receiver()
+	case "sender":
+		werr = c.sender()
+	default:
+		werr = fmt.Errorf("unknown role %q", c.role)
+	}
+	cerr := nd.Close()
+	if werr != nil {
+		return werr
+	}
+	if cerr != nil {
+		return cerr
+	}
+	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB()})
+	return nil
+}
+
+// receiver announces its address, then serves until told to stop. In blob
+// mode it also reports when a received blob is complete.
+func (c *child) receiver() error {
+	addrs := c.node.ListenAddrs()
+	if len(addrs) == 0 {
+		return errors.New("no listen address")
+	}
+	c.emit(childMsg{Event: "ready", Addr: addrs[0], Key: c.node.Key().String()})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if c.mode == "blob" {
+		wg.Go(func() { c.watchBlob(stop) })
+	}
+	for c.command() != "stop" {
+	}
+	close(stop)
+	wg.Wait()
+	return nil
+}
+
+// watchBlob polls Blobs() every millisecond until an inbound blob is
+// complete (its sha256 checked by the node) or corrupt.
+func (c *child) watchBlob(stop <-chan struct{}) {
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		bs, err := c.node.Blobs()
+		if err != nil {
+			c.emit(childMsg{Event: "error", Err: err.Error()})
+			return
+		}
+		for _, b := range bs {
+			if b.Dir == "in" && (b.Complete || b.Corrupt) {
+				c.emit(childMsg{Event: "blob", CompleteNS: time.Now().UnixNano(), Size: b.Received,
+					Sha256: b.Sha256, Corrupt: b.Corrupt})
+				return
+			}
+		}
+	}
+}
+
+func (c *child) sender() error {
+	ctx := context.Background()
+	switch c.mode {
+	case "msgs":
+		if err := c.connect(ctx, c.addr); err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "connected"})
+		start := time.Now()
+		th, err := c.sendMany(ctx)
+		if err != nil {
+			return err
+		}
+		sent := time.Since(start)
+		if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "result", N: c.n, SendS: sent.Seconds(), AckedS: time.Since(start).Seconds()})
+	case "resume":
+		start := time.Now()
+		th, err := c.sendMany(ctx)
+		if err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "queued", N: c.n, SendS: time.Since(start).Seconds()})
+		cmd := c.command()
+		a, ok := strings.CutPrefix(cmd, "connect ")
+		if !ok {
+			return fmt.Errorf("want connect ADDR, got %q", cmd)
+		}
+		t0 := time.Now()
+		if err := c.connect(ctx, a); err != nil {
+			return err
+		}
+		connected := time.Since(t0)
+		if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "result", N: c.n, ConnectS: connected.Seconds(), AckedS: time.Since(t0).Seconds()})
+	case "blob":
+		if err := c.connect(ctx, c.addr); err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "connected"})
+		start := time.Now()
+		if _, err := c.node.Send(ctx, peer.SendRequest{To: c.peerKey, Subject: "blob",
+			Blobs: []peer.BlobFile{{Path: c.blob}}}); err != nil {
+			return err
+		}
+		c.emit(childMsg{Event: "sent", StartNS: start.UnixNano(), SentNS: time.Now().UnixNano()})
+		for c.command() != "stop" {
+		}
+	default:
+		return fmt.Errorf("sender: unknown mode %q", c.mode)
+	}
+	return nil
+}
+
+func (c *child) connect(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	k, err := c.node.Connect(ctx, addr)
+	if err != nil {
+		return err
+	}
+	if k.String() != c.peerKey {
+		return fmt.Errorf("connected to %s, want %s", k, c.peerKey)
+	}
+	return nil
+}
+
+// sendMany sends c.n short text msgs in one new thread from c.workers
+// goroutines and returns the thread.
+func (c *child) sendMany(ctx context.Context) (string, error) {
+	th := wire.NewThread()
+	part := []json.RawMessage{wire.TextPart("a typical short message of about sixty bytes or so")}
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(c.n) || firstErr.Load() != nil {
+					return
+				}
+				r := peer.SendRequest{To: c.peerKey, Th: th, Parts: part}
+				if i == 1 {
+					r.Subject = "awpbench"
+				}
+				if _, err := c.node.Send(ctx, r); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return "", err
+	}
+	return th, nil
+}
+
+// waitAcked polls every 2 ms until line n of my thread th is acked.
+func (c *child) waitAcked(th string, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ls, err := c.node.LinesAfter(th, "", uint64(n-1), 1)
+		if err == nil && len(ls) == 1 && ls[0].Acked {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("line %d of %s not acked after %s", n, th, timeout)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// peakRSSMB reads this process's peak resident set (VmHWM) in MiB.
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return parseVmHWM(f)
+}
+
+func parseVmHWM(r io.Reader) float64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil {
+			return 0
+		}
+		return kb / 1024
+	}
+	return 0
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+)
+
+// The machine's own limits, measured in the same run as the figures.
+
+// fsyncPerSec appends 64 bytes and fsyncs, in a loop, for about d.
+func fsyncPerSec(dir string, d time.Duration) (float64, error) {
+	f, err := os.CreateTemp(dir, "fsync-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 64)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	n := 0
+	start := time.Now()
+	for time.Since(start) < d {
+		if _, err := f.Write(buf); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// benchLine is a small struct shaped like a msg line.
+type benchLine struct {
+	T     string          `json:"t"`
+	ID    string          `json:"id"`
+	TS    string          `json:"ts"`
+	Th    string          `json:"th"`
+	Parts []benchLinePart `json:"parts"`
+}
+
+type benchLinePart struct {
+	K    string `json:"k"`
+	Text string `json:"text"`
+}
+
+// jsonLinesPerSec: one goroutine encodes n small structs as JSON lines
+// (encoding/json) to a loopback TCP connection, another decodes them.
+func jsonLinesPerSec(n int) (float64, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	recvErr := make(chan error, 1)
+	got := make(chan int, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			recvErr <- err
+			return
+		}
+		defer c.Close()
+		dec := json.NewDecoder(bufio.NewReaderSize(c, 64<<10))
+		k := 0
+		for {
+			var l benchLine
+			if err := dec.Decode(&l); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				recvErr <- err
+				return
+			}
+			k++
+		}
+		got <- k
+	}()
+	start := time.Now()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	bw := bufio.NewWriterSize(c, 64<<10)
+	enc := json.NewEncoder(bw)
+	l := benchLine{T: "msg", ID: "01JABCDEFGHJKMNPQRSTVWXYZ0", TS: "2026-09-25T17:03:11.123Z", Th: "thr_bench0000",
+		Parts: []benchLinePart{{K: "text", Text: "a typical short message of about sixty bytes or so"}}}
+	for i := range n {
+		l.ID = fmt.Sprintf("01JABCDEFGHJKMNPQ%09d", i)
+		if err := enc.Encode(&l); err != nil {
+			c.Close()
+			return 0, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		c.Close()
+		return 0, err
+	}
+	c.Close()
+	select {
+	case k := <-got:
+		if k != n {
+			return 0, fmt.Errorf("json lines: decoded %d of %d", k, n)
+		}
+	case err := <-recvErr:
+		return 0, err
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// tcpMBPerSec copies size bytes over a 127.0.0.1 connection (256 KiB
+// buffers on both sides) and returns MB/s (10^6 bytes).
+func tcpMBPerSec(size int64) (float64, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	type res struct {
+		n   int64
+		err error
+	}
+	got := make(chan res, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- res{err: err}
+			return
+		}
+		defer c.Close()
+		// Hide ReaderFrom/WriterTo so the 256 KiB buffer is used.
+		n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, struct{ io.Reader }{c}, make([]byte, 256<<10))
+		got <- res{n, err}
+	}()
+	start := time.Now()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	src := io.LimitReader(zeroReader{}, size)
+	_, err = io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{src}, make([]byte, 256<<10))
+	c.Close()
+	if err != nil {
+		return 0, err
+	}
+	r := <-got
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.n != size {
+		return 0, fmt.Errorf("tcp: received %d of %d bytes", r.n, size)
+	}
+	return float64(size) / 1e6 / time.Since(start).Seconds(), nil
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,576 @@
+// Command awpbench measures two AWP nodes on loopback, each in its own
+// process, beside the machine's own limits measured in the same run:
+//
+//  1. durable msgs/s in one thread, sender to receiver, acked
+//     (limit: raw JSON lines/s over loopback TCP with encoding/json);
+//  2. resume: lines queued while the receiver is down, seconds from connect
+//     until all are acked;
+//  3. blob throughput, sha256 checked and durable (limit: raw loopback TCP);
+//  4. handshake latency, connect to both resumes exchanged;
+//  5. peak RSS of each node during 1 and 3.
+//
+// It prints human-readable lines and, as its last line, one JSON object.
+// Each node runs in a child process: awpbench re-executes itself with the
+// hidden subcommand "node".
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "node" {
+		os.Exit(childMain(os.Args[2:]))
+	}
+	os.Exit(benchMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Goals from the issue.
+const (
+	goalMsgsPerSec   = 50000
+	goalResumeSec    = 2.0
+	goalBlobMBPerSec = 400
+	goalHandshakeMS  = 1.0
+)
+
+type options struct {
+	n, resume, blobMiB, workers, handshakes, jsonLines, tcpMiB int
+	fsyncDur                                                   time.Duration
+	timeout                                                    time.Duration
+	only                                                       map[string]bool
+	dir, cpuprofile                                            string
+	quick, nosync                                              bool
+}
+
+// results is the final JSON line. Figures not run (-only) are left out.
+type results struct {
+	CPUs      int     `json:"cpus"`
+	CPUModel  string  `json:"cpu_model"`
+	MemGiB    float64 `json:"mem_gib"`
+	Quick     bool    `json:"quick,omitempty"`
+	NoSync    bool    `json:"nosync,omitempty"` // diagnosis run: nodes without fsync, not durable
+	FsyncPerS float64 `json:"fsync_per_s,omitempty"`
+
+	MsgsN            int     `json:"msgs_n,omitempty"`
+	MsgsPerS         float64 `json:"msgs_per_s,omitempty"`
+	MsgsLimit        float64 `json:"msgs_limit,omitempty"`
+	MsgsRatio        float64 `json:"msgs_ratio,omitempty"`
+	MsgsSendOnlyPerS float64 `json:"msgs_send_only_per_s,omitempty"`
+
+	ResumeN         int     `json:"resume_n,omitempty"`
+	Resume100kS     float64 `json:"resume_100k_s,omitempty"`
+	ResumeConnectMS float64 `json:"resume_connect_ms,omitempty"`
+	ResumeQueuePerS float64 `json:"resume_queue_per_s,omitempty"`
+
+	BlobMiB        int     `json:"blob_mib,omitempty"`
+	BlobMBs        float64 `json:"blob_mb_s,omitempty"`
+	BlobLimitMBs   float64 `json:"blob_limit_mb_s,omitempty"`
+	BlobRatio      float64 `json:"blob_ratio,omitempty"`
+	BlobTotalS     float64 `json:"blob_total_s,omitempty"`
+	BlobStagingS   float64 `json:"blob_staging_s,omitempty"`
+	BlobTransferMB float64 `json:"blob_transfer_mb_s,omitempty"` // after staging
+
+	HandshakeN     int     `json:"handshake_n,omitempty"`
+	HandshakeMS    float64 `json:"handshake_ms,omitempty"` // median
+	HandshakeP90MS float64 `json:"handshake_p90_ms,omitempty"`
+
+	RSSMB             float64 `json:"rss_mb,omitempty"` // max over the nodes of 1 and 3
+	RSSSenderMB       float64 `json:"rss_sender_mb,omitempty"`
+	RSSReceiverMB     float64 `json:"rss_receiver_mb,omitempty"`
+	RSSMsgsSenderMB   float64 `json:"rss_msgs_sender_mb,omitempty"`
+	RSSMsgsReceiverMB float64 `json:"rss_msgs_receiver_mb,omitempty"`
+	RSSBlobSenderMB   float64 `json:"rss_blob_sender_mb,omitempty"`
+	RSSBlobReceiverMB float64 `json:"rss_blob_receiver_mb,omitempty"`
+}
+
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("awpbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.IntVar(&o.n, "n", 50000, "msgs to send for figure 1")
+	fs.IntVar(&o.resume, "resume", 100000, "lines queued while the receiver is down (figure 2)")
+	fs.IntVar(&o.blobMiB, "blob-mib", 256, "blob size in MiB (figure 3)")
+	fs.IntVar(&o.workers, "workers", 128, "goroutines calling Send")
+	fs.IntVar(&o.handshakes, "handshakes", 200, "handshakes to time (figure 4)")
+	fs.IntVar(&o.jsonLines, "json-lines", 200000, "lines for the JSON-over-TCP limit")
+	fs.IntVar(&o.tcpMiB, "tcp-mib", 1024, "MiB for the raw loopback TCP limit")
+	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
+	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
+	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
+	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake (default all)")
+	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		def := func(name string, p *int, v int) {
+			if !set[name] {
+				*p = v
+			}
+		}
+		def("n", &o.n, 2000)
+		def("resume", &o.resume, 2000)
+		def("blob-mib", &o.blobMiB, 8)
+		def("handshakes", &o.handshakes, 20)
+		def("json-lines", &o.jsonLines, 20000)
+		def("tcp-mib", &o.tcpMiB, 64)
+		if !set["fsync-time"] {
+			o.fsyncDur = 200 * time.Millisecond
+		}
+	}
+	o.only = map[string]bool{}
+	all := []string{"msgs", "resume", "blob", "handshake"}
+	if *only == "" {
+		for _, f := range all {
+			o.only[f] = true
+		}
+	}
+	for f := range strings.SplitSeq(*only, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		found := false
+		for _, a := range all {
+			found = found || a == f
+		}
+		if !found {
+			return nil, fmt.Errorf("-only: unknown figure %q (want %s)", f, strings.Join(all, ","))
+		}
+		o.only[f] = true
+	}
+	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
+		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB} {
+		if v <= 0 {
+			return nil, fmt.Errorf("-%s must be positive", name)
+		}
+	}
+	return o, nil
+}
+
+// bench holds one run's state.
+type bench struct {
+	o     *options
+	self  string
+	tmp   string
+	out   io.Writer
+	res   results
+	procs []*proc
+	seq   int
+}
+
+func benchMain(args []string, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintln(stderr, "awpbench:", err)
+		}
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "awpbench:", err)
+		return 1
+	}
+	tmp, err := os.MkdirTemp(o.dir, "awpbench-")
+	if err != nil {
+		fmt.Fprintln(stderr, "awpbench:", err)
+		return 1
+	}
+	b := &bench{o: o, self: self, tmp: tmp, out: stdout}
+	defer os.RemoveAll(tmp)
+	defer b.killAll()
+	if err := b.run(); err != nil {
+		fmt.Fprintln(stderr, "awpbench:", err)
+		return 1
+	}
+	line, err := json.Marshal(b.res)
+	if err != nil {
+		fmt.Fprintln(stderr, "awpbench:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(line))
+	return 0
+}
+
+func (b *bench) printf(format string, a ...any) { fmt.Fprintf(b.out, format+"\n", a...) }
+
+func (b *bench) killAll() {
+	for _, p := range b.procs {
+		p.kill()
+	}
+}
+
+func (b *bench) run() error {
+	r := &b.res
+	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync
+	b.printf("awpbench: %d CPUs (%s), %.1f GiB RAM, Go %s, temp dir %s", r.CPUs, r.CPUModel, r.MemGiB, runtime.Version(), b.tmp)
+	if b.o.nosync {
+		b.printf("WARNING: -nosync: the nodes do not fsync; these figures are not durable and do not count against the goals")
+	}
+	if b.o.cpuprofile != "" {
+		if err := os.MkdirAll(b.o.cpuprofile, 0o755); err != nil {
+			return err
+		}
+	}
+	if b.o.only["msgs"] || b.o.only["resume"] {
+		v, err := fsyncPerSec(b.tmp, b.o.fsyncDur)
+		if err != nil {
+			return fmt.Errorf("fsync limit: %w", err)
+		}
+		r.FsyncPerS = round(v, 0)
+		b.printf("context: %.0f fsyncs/s (64-byte append + fsync, one file, same disk as the data dirs)", v)
+	}
+	steps := []struct {
+		name string
+		fn   func() error
+	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake}}
+	for _, s := range steps {
+		if !b.o.only[s.name] {
+			continue
+		}
+		if err := s.fn(); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	r.RSSSenderMB = max(r.RSSMsgsSenderMB, r.RSSBlobSenderMB)
+	r.RSSReceiverMB = max(r.RSSMsgsReceiverMB, r.RSSBlobReceiverMB)
+	r.RSSMB = max(r.RSSSenderMB, r.RSSReceiverMB)
+	if r.RSSMB > 0 {
+		b.printf("5. peak RSS (VmHWM): msgs sender %.1f MiB, receiver %.1f MiB; blob sender %.1f MiB, receiver %.1f MiB; max %.1f MiB",
+			r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB, r.RSSBlobSenderMB, r.RSSBlobReceiverMB, r.RSSMB)
+	}
+	return nil
+}
+
+// newKey makes a key and writes its seed (hex) to a file for a child.
+func (b *bench) newKey() (key.PrivateKey, string, error) {
+	k, err := key.NewPrivate()
+	if err != nil {
+		return k, "", err
+	}
+	b.seq++
+	f := filepath.Join(b.tmp, fmt.Sprintf("key%d.seed", b.seq))
+	return k, f, os.WriteFile(f, []byte(hex.EncodeToString(k.Seed())+"\n"), 0o600)
+}
+
+// child starts a node child for phase and role.
+func (b *bench) child(phase, role string, args ...string) (*proc, error) {
+	args = append([]string{"--role", role, "--mode", phase, "--data", filepath.Join(b.tmp, phase+"-"+role)}, args...)
+	if b.o.nosync {
+		args = append(args, "--nosync")
+	}
+	if b.o.cpuprofile != "" {
+		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, phase+"-"+role+".pprof"))
+	}
+	p, err := startChild(b.self, phase+" "+role, args...)
+	if err != nil {
+		return nil, err
+	}
+	b.procs = append(b.procs, p)
+	return p, nil
+}
+
+// receiver starts a receiver child for phase and waits until it listens.
+func (b *bench) receiver(phase string) (*proc, childMsg, error) {
+	_, kf, err := b.newKey()
+	if err != nil {
+		return nil, childMsg{}, err
+	}
+	p, err := b.child(phase, "receiver", "--key", kf)
+	if err != nil {
+		return nil, childMsg{}, err
+	}
+	ready, err := p.expect("ready", time.Minute)
+	return p, ready, err
+}
+
+// msgs is figure 1.
+func (b *bench) msgs() error {
+	o, r := b.o, &b.res
+	limit, err := jsonLinesPerSec(o.jsonLines)
+	if err != nil {
+		return fmt.Errorf("json limit: %w", err)
+	}
+	b.printf("limit: %.0f JSON lines/s (encoding/json, %d lines, one loopback TCP conn, one process)", limit, o.jsonLines)
+	recv, ready, err := b.receiver("msgs")
+	if err != nil {
+		return err
+	}
+	_, kf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	send, err := b.child("msgs", "sender", "--key", kf, "--peer", ready.Key, "--addr", ready.Addr,
+		"--n", strconv.Itoa(o.n), "--workers", strconv.Itoa(o.workers))
+	if err != nil {
+		return err
+	}
+	if _, err := send.expect("connected", time.Minute); err != nil {
+		return err
+	}
+	res, err := send.expect("result", o.timeout)
+	if err != nil {
+		return err
+	}
+	sd, err := send.finish(time.Minute)
+	if err != nil {
+		return err
+	}
+	rd, err := recv.stop(time.Minute)
+	if err != nil {
+		return err
+	}
+	r.MsgsN = o.n
+	r.MsgsPerS = round(float64(o.n)/res.AckedS, 0)
+	r.MsgsLimit = round(limit, 0)
+	r.MsgsRatio = round(r.MsgsPerS/r.MsgsLimit, 4)
+	r.MsgsSendOnlyPerS = round(float64(o.n)/res.SendS, 0)
+	r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB = round(sd.RSSMB, 1), round(rd.RSSMB, 1)
+	b.printf("1. durable msgs: %d msgs, %d senders, one thread: %.0f msgs/s acked (Send calls alone %.0f/s); limit %.0f lines/s; ratio %.4f; goal >= %d: %s",
+		o.n, o.workers, r.MsgsPerS, r.MsgsSendOnlyPerS, r.MsgsLimit, r.MsgsRatio, goalMsgsPerSec, verdict(r.MsgsPerS >= goalMsgsPerSec))
+	return nil
+}
+
+// resumeFig is figure 2.
+func (b *bench) resumeFig() error {
+	o, r := b.o, &b.res
+	rk, rkf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	_, skf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	send, err := b.child("resume", "sender", "--key", skf, "--peer", rk.Public().String(),
+		"--n", strconv.Itoa(o.resume), "--workers", strconv.Itoa(o.workers))
+	if err != nil {
+		return err
+	}
+	q, err := send.expect("queued", o.timeout)
+	if err != nil {
+		return err
+	}
+	b.printf("   resume: %d lines queued with the receiver down in %.2f s (%.0f/s)", o.resume, q.SendS, float64(o.resume)/q.SendS)
+	recv, err := b.child("resume", "receiver", "--key", rkf)
+	if err != nil {
+		return err
+	}
+	ready, err := recv.expect("ready", time.Minute)
+	if err != nil {
+		return err
+	}
+	if err := send.command("connect " + ready.Addr); err != nil {
+		return err
+	}
+	res, err := send.expect("result", o.timeout)
+	if err != nil {
+		return err
+	}
+	if _, err := send.finish(time.Minute); err != nil {
+		return err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return err
+	}
+	r.ResumeN = o.resume
+	r.Resume100kS = round(res.AckedS, 3)
+	r.ResumeConnectMS = round(res.ConnectS*1000, 2)
+	r.ResumeQueuePerS = round(float64(o.resume)/q.SendS, 0)
+	b.printf("2. resume: %d lines: %.3f s from connect until all acked (handshake %.2f ms); goal <= %.0f s%s: %s",
+		o.resume, res.AckedS, r.ResumeConnectMS, goalResumeSec, per100k(o.resume), verdict(res.AckedS <= goalResumeSec))
+	return nil
+}
+
+func per100k(n int) string {
+	if n == 100000 {
+		return ""
+	}
+	return " (for 100,000 lines; this run used " + strconv.Itoa(n) + ")"
+}
+
+// blob is figure 3.
+func (b *bench) blob() error {
+	o, r := b.o, &b.res
+	limit, err := tcpMBPerSec(int64(o.tcpMiB) << 20)
+	if err != nil {
+		return fmt.Errorf("tcp limit: %w", err)
+	}
+	b.printf("limit: %.0f MB/s raw loopback TCP (%d MiB, 256 KiB buffers)", limit, o.tcpMiB)
+	size := int64(o.blobMiB) << 20
+	path := filepath.Join(b.tmp, "blob.bin")
+	sum, err := randomFile(path, size)
+	if err != nil {
+		return err
+	}
+	recv, ready, err := b.receiver("blob")
+	if err != nil {
+		return err
+	}
+	_, kf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	send, err := b.child("blob", "sender", "--key", kf, "--peer", ready.Key, "--addr", ready.Addr, "--blob", path)
+	if err != nil {
+		return err
+	}
+	if _, err := send.expect("connected", time.Minute); err != nil {
+		return err
+	}
+	sent, err := send.expect("sent", o.timeout)
+	if err != nil {
+		return err
+	}
+	got, err := recv.expect("blob", o.timeout)
+	if err != nil {
+		return err
+	}
+	sd, err := send.stop(time.Minute)
+	if err != nil {
+		return err
+	}
+	rd, err := recv.stop(time.Minute)
+	if err != nil {
+		return err
+	}
+	switch {
+	case got.Corrupt:
+		return fmt.Errorf("receiver marked the blob corrupt")
+	case got.Size != size:
+		return fmt.Errorf("receiver has %d bytes, want %d", got.Size, size)
+	case got.Sha256 != sum:
+		return fmt.Errorf("receiver's sha256 %s, want %s", got.Sha256, sum)
+	}
+	total := time.Duration(got.CompleteNS - sent.StartNS).Seconds()
+	staging := time.Duration(sent.SentNS - sent.StartNS).Seconds()
+	mb := float64(size) / 1e6
+	r.BlobMiB = o.blobMiB
+	r.BlobMBs = round(mb/total, 1)
+	r.BlobLimitMBs = round(limit, 1)
+	r.BlobRatio = round(r.BlobMBs/r.BlobLimitMBs, 4)
+	r.BlobTotalS = round(total, 3)
+	r.BlobStagingS = round(staging, 3)
+	if total > staging {
+		r.BlobTransferMB = round(mb/(total-staging), 1)
+	}
+	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(sd.RSSMB, 1), round(rd.RSSMB, 1)
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; goal >= %d MB/s: %s",
+		o.blobMiB, total, r.BlobMBs, staging, r.BlobTransferMB, limit, r.BlobRatio, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
+	return nil
+}
+
+// handshake is figure 4.
+func (b *bench) handshake() error {
+	o, r := b.o, &b.res
+	recv, ready, err := b.receiver("serve")
+	if err != nil {
+		return err
+	}
+	ds, err := handshakes(ready.Addr, o.handshakes)
+	if err != nil {
+		return err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return err
+	}
+	ms := func(d time.Duration) float64 { return round(float64(d)/1e6, 3) }
+	r.HandshakeN = o.handshakes
+	r.HandshakeMS = ms(quantile(ds, 0.5))
+	r.HandshakeP90MS = ms(quantile(ds, 0.9))
+	b.printf("4. handshake: %d connections (dial, hello, auth, resume): median %.3f ms, p90 %.3f ms, min %.3f, max %.3f; goal <= %.0f ms median: %s",
+		o.handshakes, r.HandshakeMS, r.HandshakeP90MS, ms(ds[0]), ms(ds[len(ds)-1]), goalHandshakeMS, verdict(r.HandshakeMS <= goalHandshakeMS))
+	return nil
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT MET"
+}
+
+func round(v float64, digits int) float64 {
+	p := 1.0
+	for range digits {
+		p *= 10
+	}
+	x := float64(int64(v*p+0.5)) / p
+	if x == 0 && v > 0 {
+		return v // keep tiny positive values positive
+	}
+	return x
+}
+
+// randomFile writes size random bytes to path and returns their sha256.
+func randomFile(path string, size int64) (string, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	var seed [32]byte
+	for i := range seed {
+		seed[i] = byte(rand.Uint32())
+	}
+	h := sha256.New()
+	_, err = io.CopyBuffer(io.MultiWriter(f, h), io.LimitReader(rand.NewChaCha8(seed), size), make([]byte, 1<<20))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func memGiB() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseFloat(f[0], 64)
+				return round(kb/(1<<20), 1)
+			}
+		}
+	}
+	return 0
+}
