@@ -205,6 +205,7 @@ func (n *Node) queueBlob(tx *store.Tx, to key.PublicKey, th string, sb *stagedBl
 		l := min(int64(wire.MaxChunkData), sb.size-off)
 		end := off+l >= sb.size
 		o := store.Out{Th: th, ID: n.ids.New(), Chunk: &store.ChunkRef{TS: ts, Ref: sb.ref, File: sb.file, Off: off, Len: l, End: end}}
+		n.commit.noteID(o.ID)
 		if _, err := tx.AppendOutbox(to, o); err != nil {
 			return err
 		}

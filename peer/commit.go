@@ -17,9 +17,14 @@ const maxBatch = 4096
 // runs on the commit loop's goroutine after the commit and must not block.
 type op struct {
 	pre  func() (sync string, err error)
+	sync string // a blob file written before submit, to fsync before the commit
+	size int    // bytes this op holds (inbound budget; batch bound)
 	fn   func(tx *store.Tx) error
 	done func(err error)
 }
+
+// maxBatchBytes bounds the payload bytes one batch holds.
+const maxBatchBytes = 32 << 20
 
 // commitLoop groups operations from every session and API call into few
 // transactions: one fsync for everything that arrived together.
@@ -34,6 +39,15 @@ type commitLoop struct {
 	// events to publish once the current batch commits.
 	wake   map[key.PublicKey]bool
 	events []Event
+	lastID string // newest id this node made in the batch (meta last_id)
+}
+
+// noteID records an id this node created inside an op's fn, so the newest
+// is stored once per batch and ids keep increasing across restarts.
+func (c *commitLoop) noteID(id string) {
+	if id > c.lastID {
+		c.lastID = id
+	}
 }
 
 // wakeAfter wakes k's sender after the current batch commits. Call it only
@@ -100,14 +114,16 @@ func (c *commitLoop) loop() {
 			return
 		}
 		batch = append(batch[:0], o)
+		bytes := o.size
 	drain:
-		for len(batch) < maxBatch {
+		for len(batch) < maxBatch && bytes < maxBatchBytes {
 			select {
 			case o, ok := <-c.ops:
 				if !ok {
 					break drain
 				}
 				batch = append(batch, o)
+				bytes += o.size
 			default:
 				break drain
 			}
@@ -121,6 +137,9 @@ func (c *commitLoop) commit(batch []*op) {
 	ready := batch[:0:0]
 	syncs := map[string]bool{}
 	for _, o := range batch {
+		if o.sync != "" {
+			syncs[o.sync] = true
+		}
 		if o.pre != nil {
 			f, err := o.pre()
 			if err != nil {
@@ -147,13 +166,14 @@ func (c *commitLoop) commit(batch []*op) {
 	}
 	clear(c.wake)
 	c.events = c.events[:0]
+	c.lastID = ""
 	err := db.Update(func(tx *store.Tx) error {
 		for _, o := range ready {
 			if err := o.fn(tx); err != nil {
 				return err
 			}
 		}
-		return nil
+		return c.putLastID(tx)
 	})
 	if err != nil && len(ready) > 1 {
 		// One operation failed the whole batch: run each alone so the
@@ -161,7 +181,13 @@ func (c *commitLoop) commit(batch []*op) {
 		c.n.log.Warn("commit batch failed; retrying one by one", "ops", len(ready), "err", err)
 		for _, o := range ready {
 			c.events = c.events[:0]
-			err := db.Update(o.fn)
+			c.lastID = ""
+			err := db.Update(func(tx *store.Tx) error {
+				if err := o.fn(tx); err != nil {
+					return err
+				}
+				return c.putLastID(tx)
+			})
 			c.after(err)
 			o.finish(err)
 		}
@@ -171,6 +197,13 @@ func (c *commitLoop) commit(batch []*op) {
 	for _, o := range ready {
 		o.finish(err)
 	}
+}
+
+func (c *commitLoop) putLastID(tx *store.Tx) error {
+	if c.lastID == "" {
+		return nil
+	}
+	return tx.PutMeta("last_id", []byte(c.lastID))
 }
 
 // after wakes senders and publishes events of a committed batch.

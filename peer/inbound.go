@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -13,6 +14,39 @@ import (
 
 // MaxBlobSize is the largest blob this node accepts (too_large above it).
 const MaxBlobSize = 64 << 30
+
+// maxInflight bounds the bytes of received lines waiting to be committed.
+const maxInflight = 24 << 20
+
+// budget is a counting semaphore of bytes. One holder may exceed the limit
+// alone, so a single large line always gets through.
+type budget struct {
+	mu   sync.Mutex // guards used
+	cond sync.Cond
+	used int
+	max  int
+}
+
+func (b *budget) acquire(n int) {
+	b.mu.Lock()
+	if b.cond.L == nil {
+		b.cond.L = &b.mu
+	}
+	for b.used > 0 && b.used+n > b.max {
+		b.cond.Wait()
+	}
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *budget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	if b.cond.L != nil {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
 
 func (s *session) readLoop() {
 	for {
@@ -116,10 +150,28 @@ func (s *session) receive(f wire.Frame) bool {
 			n.afterInbound(s, h.Th, res)
 		},
 	}
+	o.size = len(h.Raw())
 	if c, ok := f.(*wire.Chunk); ok {
-		o.pre = func() (string, error) { return n.writeChunk(s.peer, c) }
+		// Blob bytes go to their file here, on the reader's goroutine; the
+		// commit loop only fsyncs the file before the batch commits.
+		file, err := n.writeChunk(s.peer, c)
+		if err != nil {
+			n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
+			s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
+			return true
+		}
+		o.sync = file
+		o.size = len(c.Data)
+	}
+	// Bound the bytes waiting for the commit loop (backpressure on the reader).
+	n.inflight.acquire(o.size)
+	done := o.done
+	o.done = func(err error) {
+		n.inflight.release(o.size)
+		done(err)
 	}
 	if err := n.commit.submit(o); err != nil {
+		n.inflight.release(o.size)
 		s.close(err)
 		return false
 	}

@@ -89,14 +89,15 @@ type Node struct {
 	tm   *transport.Manager
 	ids  wire.IDGen
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // every goroutine but the commit loop
-	commit commitLoop
-	events broker
-	mirror mirrorState
-	pres   presenceState
-	hsSem  chan struct{} // bounds handshakes in flight
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup // every goroutine but the commit loop
+	commit   commitLoop
+	events   broker
+	mirror   mirrorState
+	pres     presenceState
+	hsSem    chan struct{} // bounds handshakes in flight
+	inflight budget
 
 	mu        sync.Mutex // guards the fields below
 	started   bool
@@ -177,6 +178,7 @@ func New(cfg Config) (*Node, error) {
 		waiters:   requestWaiters{},
 		pres:      presenceState{changed: make(chan struct{}, 1), detail: cfg.Presence},
 		hsSem:     make(chan struct{}, 64),
+		inflight:  budget{max: maxInflight},
 		doneCh:    make(chan struct{}),
 	}
 	n.ids.Now = now

@@ -166,9 +166,7 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 	if _, err := tx.AppendOutbox(to, store.Out{Th: th, ID: id, LineSeq: seq, Raw: raw}); err != nil {
 		return 0, err
 	}
-	if err := tx.PutMeta("last_id", []byte(id)); err != nil {
-		return 0, err
-	}
+	n.commit.noteID(id)
 	if err := n.mirrorLine(tx, tk, "out", raw); err != nil {
 		return 0, err
 	}
@@ -184,9 +182,7 @@ func (n *Node) queueRaw(tx *store.Tx, to key.PublicKey, o store.Out) error {
 	if _, err := tx.AppendOutbox(to, o); err != nil {
 		return err
 	}
-	if err := tx.PutMeta("last_id", []byte(o.ID)); err != nil {
-		return err
-	}
+	n.commit.noteID(o.ID)
 	n.commit.wakeAfter(to)
 	return nil
 }

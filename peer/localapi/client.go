@@ -227,7 +227,7 @@ func remoteError(resp *http.Response) error {
 			eb.Error += ": " + string(t)
 		}
 	}
-	return &RemoteError{Status: resp.StatusCode, Code: eb.Code, Msg: eb.Error}
+	return &RemoteError{Status: resp.StatusCode, Code: eb.Code, Msg: eb.Error, Err: eb.Err, Key: eb.Key}
 }
 
 // Watch subscribes to the peer's events. It returns once the subscription

@@ -21,11 +21,27 @@
 //	GET  /v0/watch?buf=             → NDJSON: one Event per line, flushed per event
 //	GET  /v0/pending                → [ApprovalRequest]
 //	POST /v0/decide  {id,decision}  → {}
+//	POST /v0/grant   {to,caps,ttl,on,note} → the grant object (ttl: a Go duration)
+//	GET  /v0/grants                 → [GrantInfo]
+//	POST /v0/revoke  {id}           → {}
+//	POST /v0/request {to,mime,data,th} → the result part's data; an err line: 502 peer_err
+//	GET  /v0/presence               → [{"doc","hops","received","from"}], doc byte for byte
+//	GET  /v0/presence/detail        → {"detail"}
+//	POST /v0/presence/detail {detail} → {"detail"}
+//	GET  /v0/mirror/hosts           → [KEY]
+//	POST /v0/mirror/hosts {hosts}   → [KEY] (the hosts now set)
+//	POST /v0/mirror  {th,on}        → {}
+//	POST /v0/private {th,from}      → SendResult
+//	GET  /v0/invite                 → {"invite"}
+//	POST /v0/add     {invite}       → {"key"}; a failure after recording the peer carries "key"
 //
 // A failure is a non-2xx status with the body {"error":MSG,"code":CODE};
 // the client turns it into a *RemoteError whose Error is MSG, and maps the
 // codes "canceled" and "deadline_exceeded" back to context.Canceled and
-// context.DeadlineExceeded. Lists are always JSON arrays, never null.
+// context.DeadlineExceeded. A profile request answered by an err line fails
+// with status 502, code "peer_err" and the err line in "err"; the client's
+// RemoteError unwraps to that *wire.Err. Lists are always JSON arrays,
+// never null.
 //
 // # Basics
 //
@@ -43,6 +59,6 @@
 // it. The node's store lock (peer.New) is the real single-instance guard;
 // callers open the node before they call Listen.
 //
-// New endpoints (grants, requests, presence, mirror toggles, invites) are
-// added as further /v0/ routes and Client methods; old clients keep working.
+// New endpoints are added as further /v0/ routes and Client methods; old
+// clients keep working.
 package localapi

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // Errors returned when starting a server.
@@ -27,6 +29,9 @@ const (
 	codeCanceled   = "canceled"
 	codeDeadline   = "deadline_exceeded"
 	codeNotFound   = "not_found"
+	// codePeerErr: the remote peer answered a profile request with an err
+	// line, which the body's "err" holds (status 502).
+	codePeerErr = "peer_err"
 )
 
 // NotRunningError is returned by a Client when nothing listens on its
@@ -54,19 +59,29 @@ type RemoteError struct {
 	Code string
 	// Msg is the peer's error message.
 	Msg string
+	// Err is the err line that answered a profile request (Code
+	// "peer_err"); errors.As(err, &werr) with werr a *wire.Err finds it.
+	Err *wire.Err
+	// Key is set when `add` failed after recording the invite's peer: the
+	// running peer keeps dialing it.
+	Key string
 }
 
 // Error returns the peer's message unchanged.
 func (e *RemoteError) Error() string { return e.Msg }
 
 // Unwrap maps the context codes back to the context errors, so
-// errors.Is(err, context.Canceled) holds across the socket.
+// errors.Is(err, context.Canceled) holds across the socket, and returns the
+// err line of a refused profile request.
 func (e *RemoteError) Unwrap() error {
 	switch e.Code {
 	case codeCanceled:
 		return context.Canceled
 	case codeDeadline:
 		return context.DeadlineExceeded
+	}
+	if e.Err != nil {
+		return e.Err
 	}
 	return nil
 }
@@ -78,6 +93,10 @@ func errorCode(err error) string {
 		return codeCanceled
 	case errors.Is(err, context.DeadlineExceeded):
 		return codeDeadline
+	}
+	var we *wire.Err
+	if errors.As(err, &we) {
+		return codePeerErr
 	}
 	return codeBackend
 }

@@ -2,6 +2,7 @@ package localapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -185,6 +186,12 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // fail reports a backend error with its message unchanged.
 func (s *Server) fail(w http.ResponseWriter, op string, err error) {
+	s.failBody(w, op, err, errorBody{})
+}
+
+// failBody is fail with extra fields (Key) in the failure body. An err
+// line answering a profile request goes back whole, with status 502.
+func (s *Server) failBody(w http.ResponseWriter, op string, err error, eb errorBody) {
 	code := errorCode(err)
 	status := http.StatusInternalServerError
 	switch code {
@@ -192,17 +199,25 @@ func (s *Server) fail(w http.ResponseWriter, op string, err error) {
 		status = 499 // the client went away (nginx's convention)
 	case codeDeadline:
 		status = http.StatusGatewayTimeout
+	case codePeerErr:
+		status = http.StatusBadGateway
+		errors.As(err, &eb.Err)
 	}
 	s.logger().Debug("localapi: request failed", "op", op, "err", err)
-	writeError(w, status, code, err.Error())
+	eb.Error, eb.Code = err.Error(), code
+	writeBody(w, status, eb)
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeBody(w, status, errorBody{Error: msg, Code: code})
+}
+
+func writeBody(w http.ResponseWriter, status int, eb errorBody) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorBody{Error: msg, Code: code})
+	_ = enc.Encode(eb)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

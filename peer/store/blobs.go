@@ -18,22 +18,23 @@ import (
 
 // Blob is a blob's record. Its bytes are in File (relative to the data dir).
 type Blob struct {
-	Dir       string    `json:"dir"` // "in" (received) or "out" (sent)
-	Peer      string    `json:"peer"`
-	Ref       string    `json:"ref"`
-	Th        string    `json:"th"`
-	Name      string    `json:"name"`
-	Mime      string    `json:"mime"`
-	Size      int64     `json:"size"`
-	Sha256    string    `json:"sha256,omitempty"`
-	Received  int64     `json:"received"` // in: bytes stored so far (contiguous from 0 unless Unordered)
-	HashState []byte    `json:"hs,omitempty"`
-	Unordered bool      `json:"unordered,omitempty"` // a chunk came out of order: rehash at the end
-	Complete  bool      `json:"complete"`
-	Corrupt   bool      `json:"corrupt"`
-	File      string    `json:"file"`
-	Created   time.Time `json:"created"`
-	Updated   time.Time `json:"updated"`
+	Dir       string     `json:"dir"` // "in" (received) or "out" (sent)
+	Peer      string     `json:"peer"`
+	Ref       string     `json:"ref"`
+	Th        string     `json:"th"`
+	Name      string     `json:"name"`
+	Mime      string     `json:"mime"`
+	Size      int64      `json:"size"`
+	Sha256    string     `json:"sha256,omitempty"`
+	Received  int64      `json:"received"` // in: bytes stored so far (contiguous from 0 unless Unordered)
+	HashState []byte     `json:"hs,omitempty"`
+	Unordered bool       `json:"unordered,omitempty"` // a chunk came out of order: rehash at the end
+	Ranges    [][2]int64 `json:"ranges,omitempty"`    // unordered: byte ranges received, merged
+	Complete  bool       `json:"complete"`
+	Corrupt   bool       `json:"corrupt"`
+	File      string     `json:"file"`
+	Created   time.Time  `json:"created"`
+	Updated   time.Time  `json:"updated"`
 }
 
 func blobKey(dir string, peer key.PublicKey, ref string) []byte {
@@ -108,6 +109,7 @@ func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Tim
 		if len(b.HashState) > 0 {
 			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b.HashState); err != nil {
 				b.Unordered = true
+				b.Ranges = [][2]int64{{0, b.Received}}
 			}
 		}
 		if !b.Unordered {
@@ -117,14 +119,28 @@ func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Tim
 				return fmt.Errorf("store: blob hash: %w", err)
 			}
 			b.HashState = st
+			b.Received = off + n
+		} else {
+			b.Ranges = addRange(b.Ranges, off, off+n)
 		}
-		b.Received = off + n
-	case off+n <= b.Received:
+	case off+n <= b.Received && !b.Unordered:
 		// Bytes we have already: a replay after a crash; nothing changes.
 	default:
-		b.Unordered = true
-		if off+n > b.Received {
-			b.Received = off + n
+		if !b.Unordered {
+			b.Unordered = true
+			b.Ranges = [][2]int64{{0, b.Received}}
+		}
+		b.Ranges = addRange(b.Ranges, off, off+n)
+	}
+	if b.Unordered {
+		// Received counts contiguous bytes from 0; holes keep it short.
+		b.Received = 0
+		if len(b.Ranges) > 0 && b.Ranges[0][0] == 0 {
+			b.Received = b.Ranges[0][1]
+		}
+		if len(b.Ranges) > 0 && b.Ranges[len(b.Ranges)-1][1] > b.Size {
+			b.Corrupt, b.Complete = true, false
+			return nil
 		}
 	}
 	b.Updated = now
@@ -132,13 +148,13 @@ func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Tim
 		b.Corrupt, b.Complete = true, false
 		return nil
 	}
-	if end || b.Received == b.Size {
-		if b.Received != b.Size {
-			if end {
-				b.Corrupt = true
-			}
-			return nil
+	if b.Received != b.Size {
+		if end && !b.Unordered {
+			b.Corrupt = true // the last chunk came in order, and the blob is short
 		}
+		return nil
+	}
+	{
 		sum, err := db.blobSum(b)
 		if err != nil {
 			return err
@@ -174,6 +190,33 @@ func (db *DB) blobSum(b *Blob) (string, error) {
 		return "", fmt.Errorf("store: blob sum: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// addRange merges [from, to) into sorted, disjoint ranges.
+func addRange(rs [][2]int64, from, to int64) [][2]int64 {
+	if to <= from {
+		return rs
+	}
+	out := make([][2]int64, 0, len(rs)+1)
+	placed := false
+	for _, r := range rs {
+		switch {
+		case r[1] < from:
+			out = append(out, r)
+		case to < r[0]:
+			if !placed {
+				out = append(out, [2]int64{from, to})
+				placed = true
+			}
+			out = append(out, r)
+		default:
+			from, to = min(from, r[0]), max(to, r[1])
+		}
+	}
+	if !placed {
+		out = append(out, [2]int64{from, to})
+	}
+	return out
 }
 
 // HashFile returns the sha256 of a file in hex (for tests and checks).

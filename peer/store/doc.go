@@ -18,8 +18,7 @@
 //	dedupe    peer → bucket: id → nothing            ids received from peer
 //	seen      peer → bucket: th → last id received   what resume lists
 //	outbox    peer → bucket: seq (8, BE) → out record
-//	outid     peer → bucket: id → outbox seq + line seq
-//	outth     peer → bucket: th 0x00 seq → nothing   per-thread index for acks
+//	outth     peer → bucket: th 0x00 seq → id + line seq   per-thread index for acks
 //	blobs     dir byte + peer (32) + ref → blob record (JSON); bytes in files
 //	peers     peer key (32) → peer record (JSON)
 //	settings  name → value

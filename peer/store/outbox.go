@@ -3,8 +3,9 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -31,6 +32,115 @@ type ChunkRef struct {
 	End  bool   `json:"end"`
 }
 
+// Outbox record encoding (binary: raw lines are not re-encoded):
+//
+//	flags(1) len(th)(1) th len(id)(1) id lineSeq(8) then
+//	  chunk:  len(ts)(1) ts len(ref)(2) ref len(file)(2) file off(8) len(8) end(1)
+//	  else:   raw line
+const (
+	outFlagChunk  = 1
+	outFlagMirror = 2
+)
+
+func encodeOut(o Out) []byte {
+	b := make([]byte, 0, 3+len(o.Th)+len(o.ID)+8+len(o.Raw)+64)
+	var flags byte
+	if o.Chunk != nil {
+		flags |= outFlagChunk
+	}
+	if o.Mirror {
+		flags |= outFlagMirror
+	}
+	b = append(b, flags, byte(len(o.Th)))
+	b = append(b, o.Th...)
+	b = append(b, byte(len(o.ID)))
+	b = append(b, o.ID...)
+	b = binary.BigEndian.AppendUint64(b, o.LineSeq)
+	if c := o.Chunk; c != nil {
+		b = append(b, byte(len(c.TS)))
+		b = append(b, c.TS...)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(c.Ref)))
+		b = append(b, c.Ref...)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(c.File)))
+		b = append(b, c.File...)
+		b = binary.BigEndian.AppendUint64(b, uint64(c.Off))
+		b = binary.BigEndian.AppendUint64(b, uint64(c.Len))
+		if c.End {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		return b
+	}
+	return append(b, o.Raw...)
+}
+
+var errOutRecord = errors.New("store: corrupt outbox record")
+
+func decodeOut(v []byte) (Out, error) {
+	var o Out
+	r := reader{b: v}
+	flags := r.byte()
+	o.Th = string(r.bytes(int(r.byte())))
+	o.ID = string(r.bytes(int(r.byte())))
+	o.LineSeq = r.u64()
+	o.Mirror = flags&outFlagMirror != 0
+	if flags&outFlagChunk != 0 {
+		c := &ChunkRef{}
+		c.TS = string(r.bytes(int(r.byte())))
+		c.Ref = string(r.bytes(int(r.u16())))
+		c.File = string(r.bytes(int(r.u16())))
+		c.Off = int64(r.u64())
+		c.Len = int64(r.u64())
+		c.End = r.byte() == 1
+		o.Chunk = c
+	} else if !r.bad {
+		o.Raw = clone(r.b[r.i:])
+	}
+	if r.bad {
+		return Out{}, errOutRecord
+	}
+	return o, nil
+}
+
+// reader reads a binary record, remembering the first overrun.
+type reader struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+func (r *reader) bytes(n int) []byte {
+	if r.bad || r.i+n > len(r.b) {
+		r.bad = true
+		return nil
+	}
+	out := r.b[r.i : r.i+n]
+	r.i += n
+	return out
+}
+
+func (r *reader) byte() byte {
+	if b := r.bytes(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) u16() uint16 {
+	if b := r.bytes(2); b != nil {
+		return binary.BigEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *reader) u64() uint64 {
+	if b := r.bytes(8); b != nil {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
 // AppendOutbox queues o for peer and returns its outbox seq.
 func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	pb := peerBytes(peer)
@@ -39,20 +149,14 @@ func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
-	v, err := json.Marshal(o)
-	if err != nil {
+	if err := ob.Put(u64(seq), encodeOut(o)); err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
-	if err := ob.Put(u64(seq), v); err != nil {
-		return 0, fmt.Errorf("store: outbox: %w", err)
-	}
-	var idv [16]byte
-	binary.BigEndian.PutUint64(idv[0:8], seq)
-	binary.BigEndian.PutUint64(idv[8:16], o.LineSeq)
-	if err := tx.sub(bOutID, pb).Put([]byte(o.ID), idv[:]); err != nil {
-		return 0, fmt.Errorf("store: outbox: %w", err)
-	}
-	if err := tx.sub(bOutTh, pb).Put(outThKey(o.Th, seq), []byte(o.ID)); err != nil {
+	// The per-thread index: th 0x00 seq → id and line seq, for acks.
+	iv := make([]byte, 0, len(o.ID)+8)
+	iv = append(iv, o.ID...)
+	iv = binary.BigEndian.AppendUint64(iv, o.LineSeq)
+	if err := tx.sub(bOutTh, pb).Put(outThKey(o.Th, seq), iv); err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
 	return seq, nil
@@ -74,9 +178,9 @@ func (tx *Tx) Outbox(peer key.PublicKey, after uint64, limit int) ([]Out, error)
 	var out []Out
 	c := ob.Cursor()
 	for k, v := c.Seek(u64(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-		var o Out
-		if err := json.Unmarshal(v, &o); err != nil {
-			return out, fmt.Errorf("store: outbox entry: %w", err)
+		o, err := decodeOut(v)
+		if err != nil {
+			return out, err
 		}
 		o.Seq = binary.BigEndian.Uint64(k)
 		out = append(out, o)
@@ -84,60 +188,79 @@ func (tx *Tx) Outbox(peer key.PublicKey, after uint64, limit int) ([]Out, error)
 	return out, nil
 }
 
-// OutboxLen counts the entries queued for peer.
+// OutboxLen counts the entries queued for peer (a scan; also right inside
+// a writing transaction, where bucket stats lag).
 func (tx *Tx) OutboxLen(peer key.PublicKey) int {
 	ob := tx.btx.Bucket(bOutbox).Bucket(peerBytes(peer))
 	if ob == nil {
 		return 0
 	}
-	return ob.Stats().KeyN
+	n := 0
+	c := ob.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n
 }
 
-// OutboxSeqOf returns the outbox and line seqs of a queued line by id.
+// OutboxSeqOf returns the outbox and line seqs of a queued line by id (a
+// scan: for tests and tools, not hot paths).
 func (tx *Tx) OutboxSeqOf(peer key.PublicKey, id string) (outSeq, lineSeq uint64, ok bool) {
-	b := tx.btx.Bucket(bOutID).Bucket(peerBytes(peer))
+	b := tx.btx.Bucket(bOutTh).Bucket(peerBytes(peer))
 	if b == nil {
 		return 0, 0, false
 	}
-	v := b.Get([]byte(id))
-	if len(v) != 16 {
-		return 0, 0, false
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(v) >= 8 && string(v[:len(v)-8]) == id && len(k) >= 8 {
+			return binary.BigEndian.Uint64(k[len(k)-8:]), binary.BigEndian.Uint64(v[len(v)-8:]), true
+		}
 	}
-	return binary.BigEndian.Uint64(v[0:8]), binary.BigEndian.Uint64(v[8:16]), true
+	return 0, 0, false
 }
 
-// AckOutbox applies a cumulative ack from peer: every queued line of th up
-// to and including id leaves the outbox. It returns the acked line's seq in
-// its thread and false when id is not (or no longer) queued.
+// AckOutbox applies a cumulative ack from peer: when id names a line of th
+// still queued, that line and every queued line of th before it leave the
+// outbox. It returns the highest thread line seq acked, and false when id
+// is not (or no longer) queued in th — such an ack changes nothing.
 func (tx *Tx) AckOutbox(peer key.PublicKey, th, id string) (lineSeq uint64, ok bool, err error) {
-	outSeq, lineSeq, ok := tx.OutboxSeqOf(peer, id)
-	if !ok {
-		return 0, false, nil
-	}
 	pb := peerBytes(peer)
 	ob := tx.btx.Bucket(bOutbox).Bucket(pb)
-	oid := tx.btx.Bucket(bOutID).Bucket(pb)
 	oth := tx.btx.Bucket(bOutTh).Bucket(pb)
-	if ob == nil || oid == nil || oth == nil {
+	if ob == nil || oth == nil {
 		return 0, false, nil
 	}
+	uid := strings.ToUpper(id)
 	prefix := append([]byte(th), 0)
+	// First find the acked line (ids of one sender increase in creation
+	// order, so the scan stops at the first larger id).
+	var keys [][]byte
 	c := oth.Cursor()
-	var dels [][]byte
+	found := false
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		seq := binary.BigEndian.Uint64(k[len(prefix):])
-		if seq > outSeq {
+		if len(v) < 8 || len(k) != len(prefix)+8 {
+			return 0, false, errOutRecord
+		}
+		vid := strings.ToUpper(string(v[:len(v)-8]))
+		if vid > uid {
 			break
 		}
-		dels = append(dels, clone(k))
-		if err := ob.Delete(u64(seq)); err != nil {
-			return 0, false, err
+		keys = append(keys, clone(k))
+		if ls := binary.BigEndian.Uint64(v[len(v)-8:]); ls > lineSeq {
+			lineSeq = ls // chunk and mirror lines have none: keep the highest
 		}
-		if err := oid.Delete(v); err != nil {
-			return 0, false, err
+		if vid == uid {
+			found = true
+			break
 		}
 	}
-	for _, k := range dels {
+	if !found {
+		return 0, false, nil
+	}
+	for _, k := range keys {
+		if err := ob.Delete(k[len(prefix):]); err != nil {
+			return 0, false, err
+		}
 		if err := oth.Delete(k); err != nil {
 			return 0, false, err
 		}
@@ -150,7 +273,7 @@ func (tx *Tx) OutboxPeers() []key.PublicKey {
 	var out []key.PublicKey
 	_ = tx.btx.Bucket(bOutbox).ForEachBucket(func(k []byte) error {
 		if p, err := key.PublicFromBytes(k); err == nil {
-			if tx.OutboxLen(p) > 0 {
+			if f, _ := tx.btx.Bucket(bOutbox).Bucket(k).Cursor().First(); f != nil {
 				out = append(out, p)
 			}
 		}
@@ -167,9 +290,6 @@ func (tx *Tx) DropOutbox(peer key.PublicKey, o Out) error {
 		if err := b.Delete(u64(o.Seq)); err != nil {
 			return err
 		}
-	}
-	if b := tx.btx.Bucket(bOutID).Bucket(pb); b != nil {
-		_ = b.Delete([]byte(o.ID))
 	}
 	if b := tx.btx.Bucket(bOutTh).Bucket(pb); b != nil {
 		_ = b.Delete(outThKey(o.Th, o.Seq))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -190,9 +191,12 @@ func TestAckOutbox(t *testing.T) {
 	if got := outboxIDs(t, db, p); !sameSet(got, a[3:]) {
 		t.Fatalf("after ack b[4]: %v, want %v", got, a[3:])
 	}
+	// Crockford ids are case-insensitive: a lowercase of acks too.
 	db.update(func(tx *Tx) error {
-		_, _, err := tx.AckOutbox(p, "thr_a", a[4])
-		return err
+		if _, ok, err := tx.AckOutbox(p, "thr_a", strings.ToLower(a[4])); !ok || err != nil {
+			t.Fatalf("lowercase ack: %v %v", ok, err)
+		}
+		return nil
 	})
 	if got := outboxIDs(t, db, p); len(got) != 0 {
 		t.Fatalf("outbox not empty: %v", got)

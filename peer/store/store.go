@@ -36,7 +36,7 @@ var (
 	bSettings  = []byte("settings")
 	bGrants    = []byte("grants")
 	bMeta      = []byte("meta")
-	allBuckets = [][]byte{bThreads, bLines, bDedupe, bSeen, bOutbox, bOutID, bOutTh, bBlobs, bPeers, bSettings, bGrants, bMeta}
+	allBuckets = [][]byte{bThreads, bLines, bDedupe, bSeen, bOutbox, bOutTh, bBlobs, bPeers, bSettings, bGrants, bMeta}
 )
 
 // DB is an open data directory.

@@ -19,6 +19,7 @@ type Options struct {
 	Logger         *slog.Logger   // nil = silent
 	KeepAlive      time.Duration  // wg persistent keepalive (0 = default 25s; negative = off)
 	Mem            *MemNetwork    // serves mem:// addresses; nil = mem:// unsupported
+	Tailcat        TailcatOptions // the tailcat binding's DERP relay; zero = tailcat's default map
 }
 
 // Listener accepts connections on one address.
@@ -45,6 +46,11 @@ type Manager struct {
 	dev       *wg.Device             // the wg device, created on first use
 	allowed   map[key.PublicKey]bool // keys to configure on the wg device
 	closed    bool
+	// tailcat (tailcat.go):
+	tcListening bool                      // a tailcat listener is open
+	tcConns     map[*tailcatConn]struct{} // dialed tailcat conns, closed by Close
+
+	tcDials sync.WaitGroup // tailcat dials and dialed conns' clients still shutting down
 }
 
 // New returns a Manager. It starts nothing until Listen or Dial.
@@ -61,10 +67,14 @@ func New(o Options) *Manager {
 	}
 }
 
-// Listen starts listening on addr. ctx bounds name resolution.
+// Listen starts listening on addr. ctx bounds name resolution (tailcat:
+// the DERP map fetch). TailcatListen ("tailcat") starts a tailcat server.
 func (m *Manager) Listen(ctx context.Context, addr string) (Listener, error) {
-	a, err := ParseAddr(addr)
-	if err != nil {
+	var a Addr
+	var err error
+	if addr == TailcatListen {
+		a = Addr{Scheme: SchemeTailcat}
+	} else if a, err = ParseAddr(addr); err != nil {
 		return nil, fmt.Errorf("transport: listen: %w", err)
 	}
 	if m.isClosed() {
@@ -72,6 +82,8 @@ func (m *Manager) Listen(ctx context.Context, addr string) (Listener, error) {
 	}
 	var l Listener
 	switch a.Scheme {
+	case SchemeTailcat:
+		l, err = m.listenTailcat(ctx, a.Raw)
 	case SchemeTCP:
 		l, err = m.listenTCP(ctx, a)
 	case SchemeUnix:
@@ -124,6 +136,8 @@ func (m *Manager) Dial(ctx context.Context, addr string) (net.Conn, error) {
 		return c, nil
 	case SchemeWG:
 		return m.dialWG(ctx, a)
+	case SchemeTailcat:
+		return m.dialTailcat(ctx, a)
 	case SchemeMem:
 		if m.o.Mem == nil {
 			return nil, fmt.Errorf("transport: dial %s: %w (no Options.Mem)", addr, ErrUnsupported)
@@ -155,7 +169,8 @@ func (m *Manager) AllowKey(k key.PublicKey) {
 	}
 }
 
-// Close closes every listener and the WireGuard device. It is idempotent.
+// Close closes every listener, the WireGuard device and the dialed tailcat
+// conns (waiting for their tunnels to stop). It is idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -183,6 +198,7 @@ func (m *Manager) Close() error {
 			first = fmt.Errorf("transport: close wg: %w", err)
 		}
 	}
+	m.closeTailcat()
 	return first
 }
 

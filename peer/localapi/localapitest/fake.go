@@ -6,10 +6,12 @@ package localapitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -56,6 +58,32 @@ type Fake struct {
 	Reads     [][2]string // th, from
 	TrustSet  map[string]bool
 	Decisions map[string]peer.Decision
+
+	// Grants and requests: GrantRaw is what Grant returns, GrantList what
+	// Grants lists; RequestResult and RequestErr (e.g. a *wire.Err) are
+	// what Request returns.
+	GrantRaw      json.RawMessage
+	GrantList     []peer.GrantInfo
+	RequestResult json.RawMessage
+	RequestErr    error
+	// Recorded grants, revocations and requests.
+	Granted  []GrantCall
+	Revoked  []string
+	Requests []RequestCall
+
+	// Presence and mirroring.
+	PresenceList []peer.PresenceInfo
+	Detail       string
+	Hosts        []string
+	MirrorSet    map[string]bool // th → on, recorded
+	Privates     [][2]string     // th, from, recorded
+
+	// Invites: InviteV is what Invite returns; AddKey and AddErr what
+	// AddInvite returns. Added records the invites.
+	InviteV string
+	AddKey  key.PublicKey
+	AddErr  error
+	Added   []string
 
 	subs     map[int]chan peer.Event
 	nextSub  int
@@ -284,4 +312,157 @@ func (f *Fake) Decide(id string, d peer.Decision) error {
 	}
 	f.Decisions[id] = d
 	return nil
+}
+
+// GrantCall is one recorded Grant.
+type GrantCall struct {
+	To   string
+	Caps []string
+	TTL  time.Duration
+	On   []string
+	Note string
+}
+
+// RequestCall is one recorded Request.
+type RequestCall struct {
+	To, Mime string
+	Data     json.RawMessage
+	Th       string
+}
+
+// Grant implements localapi.Backend.
+func (f *Fake) Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	f.Granted = append(f.Granted, GrantCall{To: to, Caps: caps, TTL: ttl, On: on, Note: note})
+	return f.GrantRaw, nil
+}
+
+// Grants implements localapi.Backend.
+func (f *Fake) Grants() ([]peer.GrantInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.GrantList, f.Err
+}
+
+// RevokeGrant implements localapi.Backend.
+func (f *Fake) RevokeGrant(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	f.Revoked = append(f.Revoked, id)
+	return nil
+}
+
+// Request implements localapi.Backend.
+func (f *Fake) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	f.Requests = append(f.Requests, RequestCall{To: to, Mime: mime, Data: data, Th: th})
+	if f.RequestErr != nil {
+		return nil, f.RequestErr
+	}
+	return f.RequestResult, nil
+}
+
+// Presence implements localapi.Backend.
+func (f *Fake) Presence() []peer.PresenceInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.PresenceList
+}
+
+// PresenceDetail implements localapi.Backend; "" reads as full.
+func (f *Fake) PresenceDetail() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Detail == "" {
+		return "full"
+	}
+	return f.Detail
+}
+
+// SetPresenceDetail implements localapi.Backend, checking d as the node does.
+func (f *Fake) SetPresenceDetail(d string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	switch d {
+	case "full", "peers", "none":
+	default:
+		return fmt.Errorf("fake: presence detail %s: want full, peers or none", d)
+	}
+	f.Detail = d
+	return nil
+}
+
+// MirrorHosts implements localapi.Backend.
+func (f *Fake) MirrorHosts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.Hosts...)
+}
+
+// SetMirrorHosts implements localapi.Backend.
+func (f *Fake) SetMirrorHosts(hosts []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	f.Hosts = append([]string(nil), hosts...)
+	return nil
+}
+
+// SetMirror implements localapi.Backend.
+func (f *Fake) SetMirror(th string, on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	if f.MirrorSet == nil {
+		f.MirrorSet = map[string]bool{}
+	}
+	f.MirrorSet[th] = on
+	return nil
+}
+
+// SetPrivate implements localapi.Backend; it returns SendResult.
+func (f *Fake) SetPrivate(th, from string) (peer.SendResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return peer.SendResult{}, f.Err
+	}
+	f.Privates = append(f.Privates, [2]string{th, from})
+	return f.SendResult, nil
+}
+
+// Invite implements localapi.Backend.
+func (f *Fake) Invite() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.InviteV
+}
+
+// AddInvite implements localapi.Backend.
+func (f *Fake) AddInvite(ctx context.Context, invite string) (key.PublicKey, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return key.PublicKey{}, f.Err
+	}
+	f.Added = append(f.Added, invite)
+	return f.AddKey, f.AddErr
 }

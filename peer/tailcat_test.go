@@ -1,0 +1,144 @@
+package peer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tailscale.com/envknob"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+func init() {
+	// Keep magicsock from probing the LAN gateway for UPnP/NAT-PMP/PCP:
+	// tests stay on 127.0.0.1.
+	envknob.Setenv("TS_DISABLE_PORTMAPPER", "true")
+}
+
+// newTailcatNode is newTestNode over tailcat: it listens on "tailcat" with
+// the in-process relay's DERP map. Until Config carries tailcat settings
+// (see docs/tailcat.md), it swaps the node's transport Manager before
+// Start.
+func newTailcatNode(t *testing.T, name string, r *relaytest.Relay) *testNode {
+	t.Helper()
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Key: k, DataDir: t.TempDir(), Name: name, Listen: []string{transport.TailcatListen},
+		Logger: slog.New(slog.NewTextHandler(tlogWriter{t, name}, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
+	tn := &testNode{t: t, cfg: cfg, name: name}
+	startTailcatNode(tn, r)
+	t.Cleanup(func() { tn.Close() })
+	return tn
+}
+
+// startTailcatNode is testNode.start with a tailcat-configured Manager.
+func startTailcatNode(tn *testNode, r *relaytest.Relay) {
+	tn.t.Helper()
+	n, err := New(tn.cfg)
+	if err != nil {
+		tn.t.Fatal(err)
+	}
+	n.tm.Close()
+	n.tm = transport.New(transport.Options{
+		Key: tn.cfg.Key, Logger: n.log,
+		Tailcat: tailcatOptions(transport.TailcatOptions{DERPMap: r.Map}, tn.cfg.DataDir),
+	})
+	if err := n.Start(); err != nil {
+		tn.t.Fatal(err)
+	}
+	tn.Node = n
+	tn.cfg.Listen = n.ListenAddrs() // the token: a restart listens on it again
+}
+
+// TestTailcatNodes runs the protocol scenarios over tailcat: a dials b's
+// token from b's invite; messages both ways, a blob, and a restart of b
+// (same key, same token) after which what a queued is replayed.
+func TestTailcatNodes(t *testing.T) {
+	r := relaytest.New(t)
+	a := newTailcatNode(t, "a", r)
+	b := newTailcatNode(t, "b", r)
+	tok := b.addr()
+	if !strings.HasPrefix(tok, "tc") {
+		t.Fatalf("b listens on %q, want a tc… token", tok)
+	}
+	card, err := ParseInvite(b.Invite())
+	if err != nil || len(card.Listen) != 1 || card.Listen[0] != tok {
+		t.Fatalf("b's invite = %+v, %v; want listen [%s]", card, err, tok)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if k, err := a.AddInvite(ctx, b.Invite()); err != nil || k != b.Key() {
+		t.Fatalf("add invite: %s, %v", k, err)
+	}
+
+	// Messages both ways, acked.
+	rs := sendText(t, a, b.Key(), "", "ping")
+	sendText(t, b, a.Key(), rs.Th, "pong")
+	eventually(t, "both lines on both sides", func() bool {
+		la, _ := a.Lines(rs.Th, "")
+		lb, _ := b.Lines(rs.Th, "")
+		return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
+	})
+
+	// A blob of 1.5 MiB.
+	data := make([]byte, 3<<19)
+	rand.Read(data)
+	p := filepath.Join(t.TempDir(), "blob.bin")
+	os.WriteFile(p, data, 0o600)
+	br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: rs.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, _ := a.Lines(br.Th, "")
+	var m wire.Msg
+	json.Unmarshal(ls[len(ls)-1].Line, &m)
+	ref := m.DecodeParts()[1].Ref
+	eventually(t, "blob complete", func() bool {
+		rc, _, err := b.OpenBlob(a.Key().String(), ref)
+		if err != nil {
+			return false
+		}
+		got, _ := io.ReadAll(rc)
+		rc.Close()
+		return string(got) == string(data)
+	})
+
+	// Restart b; what a queued meanwhile is replayed in order over the
+	// same token.
+	b.Close()
+	for i := 0; i < 20; i++ {
+		sendText(t, a, b.Key(), rs.Th, fmt.Sprint("q", i))
+	}
+	startTailcatNode(b, r)
+	if got := b.addr(); got != tok {
+		t.Fatalf("b's token changed across restart:\n%s\n%s", tok, got)
+	}
+	eventually(t, "replayed after restart", func() bool {
+		lb, _ := b.Lines(rs.Th, "")
+		return len(lb) == 23
+	})
+	lb, _ := b.Lines(rs.Th, "")
+	for i, l := range lb[3:] {
+		var m wire.Msg
+		json.Unmarshal(l.Line, &m)
+		if txt := m.DecodeParts()[0].Text; txt != fmt.Sprint("q", i) {
+			t.Fatalf("line %d is %q", i, txt)
+		}
+	}
+}
