@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -105,3 +106,7 @@ func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) Send
 	}
 	return r
 }
+
+type storeTx = store.Tx
+
+func parseKey(s string) (key.PublicKey, error) { return key.ParsePublic(s) }

@@ -177,3 +177,35 @@ func TestApprovalFlow(t *testing.T) {
 		t.Fatalf("with issued grant: %v", err)
 	}
 }
+
+func TestExecLargeOutputAsBlob(t *testing.T) {
+	ws := t.TempDir()
+	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
+	req := newTestNode(t, "req")
+	connect(t, req, exe)
+	g, err := grant.Sign(exe.cfg.Key, req.Key(), []string{"exec"}, time.Now().Add(time.Hour), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 300,000 bytes of output: 64 KiB inline, the rest in a blob named stdout.
+	out, err := request(t, req, exe, execData(t, "yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c 300000", map[string]any{"grant": json.RawMessage(g.Raw)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res profile.ExecResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.StdoutTruncated || len(res.Stdout) != 65536 || res.Exit != 0 {
+		t.Fatalf("truncated %v, inline %d bytes, exit %d", res.StdoutTruncated, len(res.Stdout), res.Exit)
+	}
+	eventually(t, "stdout blob complete", func() bool {
+		bs, _ := req.Blobs()
+		for _, b := range bs {
+			if b.Name == "stdout" && b.Complete && b.Size == 300000 && b.From == exe.Key().String() {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -425,7 +425,7 @@ func (m *Manager) dialTailcat(ctx context.Context, a Addr) (net.Conn, error) {
 
 // tailcatPingTry bounds one meow attempt; the first may go out before
 // either side's DERP connection is up, so Dial retries until ctx ends.
-const tailcatPingTry = 3 * time.Second
+const tailcatPingTry = time.Second
 
 // tailcatRetryPause spaces meow attempts that failed at once.
 const tailcatRetryPause = 200 * time.Millisecond
