@@ -245,26 +245,22 @@ func (n *Node) SetMirror(th string, on bool) error {
 	})
 }
 
-// SetPrivate asks the other party of thread th (a thread mirrored to me,
-// or one of mine) to stop mirroring it: a private line goes to the sharer.
-// For a mirrored thread, from is the sharer; "" means my own thread th.
+// SetPrivate asks the other party of my thread th to stop mirroring it
+// (NOTES §2): a private line goes to that party. It also stops this node's
+// own mirroring of th (withdrawn from my hosts). from must be "": a thread
+// mirrored to me has no party of mine to ask.
 func (n *Node) SetPrivate(th, from string) (SendResult, error) {
+	if from != "" {
+		return SendResult{}, fmt.Errorf("peer: private: %s is mirrored to me by %s; private goes to the other party of one of my own threads", th, from)
+	}
 	var res SendResult
 	err := n.commit.run(func(tx *store.Tx) error {
-		var to key.PublicKey
-		if from != "" {
-			k, err := key.ParsePublic(from)
-			if err != nil {
-				return fmt.Errorf("%w: %v", ErrBadKey, err)
-			}
-			to = k
-		} else {
-			tk, ok := n.ownThread(tx, th)
-			if !ok {
-				return fmt.Errorf("%w: %s", ErrNoThread, th)
-			}
-			to = tk.Peer
+		tk, ok := n.ownThread(tx, th)
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrNoThread, th)
 		}
+		t, _ := tx.Thread(tk)
+		wasMirrored := !t.Private && !t.NoMirror
 		now := n.now()
 		p := &wire.Private{}
 		p.T, p.ID, p.TS, p.Th = wire.TypePrivate, n.ids.New(), wire.FormatTime(now), th
@@ -272,9 +268,15 @@ func (n *Node) SetPrivate(th, from string) (SendResult, error) {
 		if err != nil {
 			return err
 		}
-		if _, err := n.appendOut(tx, to, th, p.ID, raw, now, func(t *store.Thread) { t.Private = true; t.NoMirror = true }); err != nil {
+		if _, err := n.appendOut(tx, tk.Peer, th, p.ID, raw, now, func(t *store.Thread) { t.Private = true; t.NoMirror = true }); err != nil {
 			return err
 		}
+		if wasMirrored {
+			if err := n.withdrawMirrors(tx, tk); err != nil {
+				return err
+			}
+		}
+		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer.String(), Th: th})
 		res = SendResult{ID: p.ID, Th: th}
 		return nil
 	})

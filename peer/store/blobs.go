@@ -100,7 +100,7 @@ func (tx *Tx) Blobs(fn func(*Blob) bool) {
 
 // ApplyChunk records chunk bytes already written (WriteBlobAt) and synced
 // into b's file: it advances Received and the running sha256, and settles
-// Complete or Corrupt at the end. It reports whether b changed state.
+// Complete or Corrupt at the end.
 func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Time) error {
 	n := int64(len(data))
 	switch {

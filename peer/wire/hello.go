@@ -40,6 +40,9 @@ var (
 // non-integer v, a bad key or a nonce under 16 bytes is ErrBadHello; an
 // integer v other than 0 is ErrUnsupportedVersion.
 func (h *Hello) CheckHello() (key.PublicKey, error) {
+	if err := needID(&h.Head); err != nil {
+		return key.PublicKey{}, fmt.Errorf("%w: %v", ErrBadHello, err)
+	}
 	if len(h.V) == 0 {
 		return key.PublicKey{}, fmt.Errorf("%w: no v", ErrBadHello)
 	}
