@@ -52,7 +52,8 @@ fuzz:
 	@set -e; for pkg_target in \
 	  ./peer/wire:FuzzReadLine ./peer/wire:FuzzDecode ./peer/wire:FuzzCanonical ./peer/wire:FuzzChunkDecode \
 	  ./peer:FuzzHandshake ./peer/grant:FuzzParseVerify ./peer/grant:FuzzCanonicalFixedPoint \
-	  ./peer/transport:FuzzParseAddr ./peer/profile:FuzzHandle; do \
+	  ./peer/transport:FuzzParseAddr ./peer/profile:FuzzHandle ./peer/presence:FuzzVerify \
+	  ./keystore:FuzzParseSecret; do \
 	  pkg=$${pkg_target%%:*}; target=$${pkg_target##*:}; \
 	  echo "== $$target ($$pkg)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \

@@ -256,6 +256,10 @@ func Encode(f Frame) ([]byte, error) {
 	var err error
 	if c, ok := f.(*Chunk); ok {
 		b = c.appendJSON(nil)
+	} else if m, ok := f.(*Msg); ok {
+		if b, err = m.appendJSON(nil); err != nil {
+			return nil, fmt.Errorf("wire: encode msg: %w", err)
+		}
 	} else if p, ok := f.(*Presence); ok && p.docVerbatim() {
 		if b, err = p.encodeVerbatim(); err != nil {
 			return nil, err

@@ -261,3 +261,68 @@ func (s *State) validate() error {
 	}
 	return nil
 }
+
+// appendJSON writes the msg without reflection, in the field order of the
+// struct (what encoding/json would write). Parts are raw JSON: any that
+// holds white space outside strings is compacted, so a line never holds a
+// newline.
+func (m *Msg) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"t":`...)
+	b = appendString(b, m.T)
+	if m.ID != "" {
+		b = append(b, `,"id":`...)
+		b = appendString(b, m.ID)
+	}
+	if m.TS != "" {
+		b = append(b, `,"ts":`...)
+		b = appendString(b, m.TS)
+	}
+	if m.Th != "" {
+		b = append(b, `,"th":`...)
+		b = appendString(b, m.Th)
+	}
+	if m.Subject != "" {
+		b = append(b, `,"subject":`...)
+		b = appendString(b, m.Subject)
+	}
+	if m.Re != "" {
+		b = append(b, `,"re":`...)
+		b = appendString(b, m.Re)
+	}
+	b = append(b, `,"parts":`...)
+	if m.Parts == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, p := range m.Parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if needsCompact(p) {
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, p); err != nil {
+					return nil, fmt.Errorf("part %d: %w", i, err)
+				}
+				b = append(b, buf.Bytes()...)
+			} else {
+				if end, err := scanValue(p, 0, 0); err != nil || end != len(p) {
+					return nil, fmt.Errorf("part %d is not valid JSON", i)
+				}
+				b = append(b, p...)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// needsCompact reports whether raw JSON holds a byte json.Compact would
+// remove or that may not appear in a line (white space, invalid JSON).
+func needsCompact(p []byte) bool {
+	for _, c := range p {
+		if c == '\n' || c == '\r' || c == '\t' || c == ' ' {
+			return true // maybe only inside a string; Compact keeps those
+		}
+	}
+	return len(p) == 0
+}
