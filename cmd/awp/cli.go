@@ -48,7 +48,10 @@ func init() {
 		cmdSend, cmdState, cmdThreads, cmdShow,
 		cmdPeers, cmdTrust, cmdUntrust,
 		cmdBlobs, cmdBlob, cmdWatch,
-		cmdPending, cmdDecide, cmdHelp,
+		cmdPending, cmdDecide,
+		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
+		cmdPresence, cmdMirror, cmdPrivate,
+		cmdInvite, cmdAdd, cmdHelp,
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -15,7 +17,8 @@ var cmdRun = &command{
 	name: "run",
 	usage: "awp run [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--dial ADDR]… [--name N] [--about A] " +
 		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
-		"[--presence full|peers|none] [--allow-public-tcp] [--verbose]",
+		"[--presence full|peers|none] [--harness H] [--model M] [--approve deny|ask] [--approval-timeout D] " +
+		"[--allow-public-tcp] [--verbose]",
 	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
 	run:     runRun,
 }
@@ -35,14 +38,11 @@ type runOptions struct {
 	accept         string
 	allowPublicTCP bool
 	verbose        bool
-	later          laterOptions
-}
-
-// laterOptions are parsed and checked now but not yet passed on: the node
-// Config has no field for them until presence and mirroring land.
-type laterOptions struct {
-	mirrorTo stringList
-	presence string
+	mirrorTo       stringList
+	presence       string
+	harness, model string
+	approve        string
+	approvalWait   time.Duration
 }
 
 func (o *runOptions) flags(fs *flagSet) {
@@ -54,8 +54,12 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.workspace, "workspace", "", "profile root for exec and fs requests (default the current directory)")
 	fs.Var(&o.trust, "trust", "key to mark trusted at start (repeatable)")
 	fs.StringVar(&o.accept, "accept", peer.AcceptAny, "which authenticated keys may connect: any, known or trusted")
-	fs.Var(&o.later.mirrorTo, "mirror-to", "key of a host to mirror threads to (repeatable)")
-	fs.StringVar(&o.later.presence, "presence", "full", "presence published: full, peers or none")
+	fs.Var(&o.mirrorTo, "mirror-to", "key of a host to mirror threads to (repeatable; replaces the stored hosts)")
+	fs.StringVar(&o.presence, "presence", "full", "presence published: full, peers or none")
+	fs.StringVar(&o.harness, "harness", "", "the agent harness, published in presence")
+	fs.StringVar(&o.model, "model", "", "the agent model, published in presence")
+	fs.StringVar(&o.approve, "approve", "deny", "requests no grant covers: deny at once, or ask (wait for `awp decide`)")
+	fs.DurationVar(&o.approvalWait, "approval-timeout", 0, "with --approve ask: deny a request not decided this long (default 5m)")
 	fs.BoolVar(&o.allowPublicTCP, "allow-public-tcp", false, "allow plaintext tcp to and from public addresses")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug messages")
 }
@@ -66,17 +70,25 @@ func (o *runOptions) check() error {
 	default:
 		return usagef("--accept %q: want any, known or trusted", o.accept)
 	}
-	switch o.later.presence {
+	switch o.presence {
 	case "full", "peers", "none":
 	default:
-		return usagef("--presence %q: want full, peers or none", o.later.presence)
+		return usagef("--presence %q: want full, peers or none", o.presence)
+	}
+	switch o.approve {
+	case "deny", "ask":
+	default:
+		return usagef("--approve %q: want deny or ask", o.approve)
+	}
+	if o.approvalWait < 0 {
+		return usagef("--approval-timeout must not be negative")
 	}
 	for _, k := range o.trust {
 		if err := checkKey("--trust", k); err != nil {
 			return err
 		}
 	}
-	for _, k := range o.later.mirrorTo {
+	for _, k := range o.mirrorTo {
 		if err := checkKey("--mirror-to", k); err != nil {
 			return err
 		}
@@ -128,12 +140,16 @@ func runRun(e *env, args []string) error {
 	if len(listen) == 0 {
 		listen = []string{defaultListen}
 	}
-	if len(o.later.mirrorTo) > 0 || o.later.presence != "full" {
-		log.Warn("--mirror-to and --presence are not supported by this peer yet; ignored",
-			"mirror_to", []string(o.later.mirrorTo), "presence", o.later.presence)
+	n, err := newNode(o.config(priv, dir, ws, listen, log))
+	if err != nil {
+		return err
 	}
+	return serveNode(e, log, n, dir)
+}
 
-	n, err := newNode(peer.Config{
+// config builds the node's Config from the options.
+func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string, log *slog.Logger) peer.Config {
+	cfg := peer.Config{
 		Key:            priv,
 		DataDir:        dir,
 		Name:           o.name,
@@ -145,11 +161,22 @@ func runRun(e *env, args []string) error {
 		Workspace:      ws,
 		AllowPublicTCP: o.allowPublicTCP,
 		Logger:         log.With("component", "peer"),
-	})
-	if err != nil {
-		return err
+		Presence:       o.presence,
+		Harness:        o.harness,
+		Model:          o.model,
+		// --approve ask: a nil Approver leaves requests pending for
+		// `awp decide` until the deadline.
+		ApprovalTimeout: o.approvalWait,
 	}
-	return serveNode(e, log, n, dir)
+	// No --mirror-to keeps the stored hosts (nil); `awp mirror hosts`
+	// changes them at run time.
+	if len(o.mirrorTo) > 0 {
+		cfg.MirrorTo = o.mirrorTo
+	}
+	if o.approve == "deny" {
+		cfg.Approver = peer.DenyAll{}
+	}
+	return cfg
 }
 
 // serveNode starts n, serves the local API on DIR/awp.sock and waits for

@@ -68,12 +68,14 @@ type proc struct {
 	log    bytes.Buffer // mu guards
 }
 
-// startPeer runs `awp run --keyring file` on dir and returns once the
-// peer logged "ready". Cleanup interrupts it unless the test stopped it.
-func startPeer(t *testing.T, name, dir string) *proc {
+// startPeer runs `awp run --keyring file` on dir (with extra flags, if
+// any) and returns once the peer logged "ready". Cleanup interrupts it
+// unless the test stopped it.
+func startPeer(t *testing.T, name, dir string, extra ...string) *proc {
 	t.Helper()
 	p := &proc{name: name, dir: dir}
-	p.cmd = exec.Command(awpBinary(t), "run", "--keyring", "file", "--data", dir, "--name", name)
+	args := append([]string{"run", "--keyring", "file", "--data", dir, "--name", name}, extra...)
+	p.cmd = exec.Command(awpBinary(t), args...)
 	p.cmd.Env = append(os.Environ(), "AWP_DATA=", "AWP_KEYRING=")
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {

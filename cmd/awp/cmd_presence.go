@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+)
+
+var cmdPresence = &command{
+	name:    "presence",
+	usage:   "awp presence [--data DIR] [--json] | awp presence [--data DIR] detail [full|peers|none]",
+	summary: "lists the presence table; `presence detail` shows or sets what this peer publishes",
+	run:     runPresence,
+}
+
+var cmdMirror = &command{
+	name:    "mirror",
+	usage:   "awp mirror [--data DIR] hosts [--clear] [KEY…] | awp mirror [--data DIR] on|off TH",
+	summary: "shows or sets the mirror hosts; switches mirroring of a thread on or off",
+	run:     runMirror,
+}
+
+var cmdPrivate = &command{
+	name:    "private",
+	usage:   "awp private [--data DIR] [--from SHARER] TH",
+	summary: "asks the other party to stop mirroring thread TH (sends a private line)",
+	run:     runPrivate,
+}
+
+var cmdInvite = &command{
+	name:    "invite",
+	usage:   "awp invite [--data DIR]",
+	summary: "prints this peer's invite",
+	run:     runInvite,
+}
+
+var cmdAdd = &command{
+	name:    "add",
+	usage:   "awp add [--data DIR] [--timeout DURATION] INVITE",
+	summary: "adds the peer an invite describes and connects; prints its key",
+	run:     runAdd,
+}
+
+func runPresence(e *env, args []string) error {
+	fs := newFlags("presence")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		if pos[0] != "detail" {
+			return usagef("unexpected argument %q", pos[0])
+		}
+		return presenceDetail(e, fs, pos[1:], *asJSON)
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	ps, err := c.Presence(e.ctx)
+	if err != nil {
+		return e.wrap("presence", err)
+	}
+	if *asJSON {
+		// Each doc byte for byte as received: encoding/json would compact it.
+		_, err := e.stdout.Write(append(localapi.AppendPresence(nil, ps), '\n'))
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ORIGIN\tNAME\tHARNESS\tMODEL\tHOST\tHOPS\tRECEIVED")
+	for _, p := range ps {
+		var d struct {
+			Origin, Name, Harness, Model, Host string
+		}
+		_ = json.Unmarshal(p.Doc, &d)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortKey(d.Origin), dash(d.Name), dash(d.Harness),
+			dash(d.Model), dash(d.Host), p.Hops, p.Received)
+	}
+	return tw.Flush()
+}
+
+// presenceDetail is `awp presence detail [full|peers|none]`: without an
+// argument it prints the detail published, with one it sets it.
+func presenceDetail(e *env, fs *flagSet, pos []string, asJSON bool) error {
+	if asJSON {
+		return usagef("--json goes with the listing, not detail")
+	}
+	if len(pos) > 1 {
+		return usagef("unexpected argument %q", pos[1])
+	}
+	if len(pos) == 1 {
+		switch pos[0] {
+		case "full", "peers", "none":
+		default:
+			return usagef("detail %q: want full, peers or none", pos[0])
+		}
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 1 {
+		return e.wrap("presence", c.SetPresenceDetail(e.ctx, pos[0]))
+	}
+	d, err := c.PresenceDetail(e.ctx)
+	if err != nil {
+		return e.wrap("presence", err)
+	}
+	_, err = fmt.Fprintln(e.stdout, d)
+	return err
+}
+
+func runMirror(e *env, args []string) error {
+	fs := newFlags("mirror")
+	clearHosts := fs.Bool("clear", false, "hosts: mirror to no host")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("missing hosts, on or off")
+	}
+	switch pos[0] {
+	case "hosts":
+		keys := pos[1:]
+		for _, k := range keys {
+			if err := checkKey("KEY", k); err != nil {
+				return err
+			}
+		}
+		if *clearHosts && len(keys) > 0 {
+			return usagef("--clear takes no KEY")
+		}
+		c, err := e.client(fs)
+		if err != nil {
+			return err
+		}
+		var hosts []string
+		if len(keys) > 0 || *clearHosts {
+			hosts, err = c.SetMirrorHosts(e.ctx, keys)
+		} else {
+			hosts, err = c.MirrorHosts(e.ctx)
+		}
+		if err != nil {
+			return e.wrap("mirror", err)
+		}
+		return writeJSON(e.stdout, hosts)
+	case "on", "off":
+		if *clearHosts {
+			return usagef("--clear goes with hosts")
+		}
+		if err := nArgs(pos[1:], 1, "TH"); err != nil {
+			return err
+		}
+		if err := checkTh("TH", pos[1]); err != nil {
+			return err
+		}
+		c, err := e.client(fs)
+		if err != nil {
+			return err
+		}
+		return e.wrap("mirror", c.SetMirror(e.ctx, pos[1], pos[0] == "on"))
+	}
+	return usagef("%q: want hosts, on or off", pos[0])
+}
+
+func runPrivate(e *env, args []string) error {
+	fs := newFlags("private")
+	from := fs.String("from", "", "the sharer of a thread mirrored to this peer (default: a thread of mine)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "TH"); err != nil {
+		return err
+	}
+	if err := checkTh("TH", pos[0]); err != nil {
+		return err
+	}
+	if *from != "" {
+		if err := checkKey("--from", *from); err != nil {
+			return err
+		}
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	res, err := c.SetPrivate(e.ctx, pos[0], *from)
+	if err != nil {
+		return e.wrap("private", err)
+	}
+	return writeJSON(e.stdout, res)
+}
+
+func runInvite(e *env, args []string) error {
+	fs := newFlags("invite")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	inv, err := c.Invite(e.ctx)
+	if err != nil {
+		return e.wrap("invite", err)
+	}
+	_, err = fmt.Fprintln(e.stdout, inv)
+	return err
+}
+
+func runAdd(e *env, args []string) error {
+	fs := newFlags("add")
+	timeout := fs.Duration("timeout", defaultConnectTimeout, "give up waiting for the connection after this long (0: wait as long as the peer does)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "INVITE"); err != nil {
+		return err
+	}
+	if *timeout < 0 {
+		return usagef("--timeout must not be negative")
+	}
+	card, err := peer.ParseInvite(pos[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return err
+	}
+	ctx := e.ctx
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	k, err := c.AddInvite(ctx, pos[0])
+	if err != nil {
+		if errors.Is(err, localapi.ErrNotRunning) {
+			return err
+		}
+		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
+			// The peer records the invite before it dials.
+			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, *timeout)
+		}
+		if k != "" {
+			return fmt.Errorf("could not connect to %s: %v; the peer is recorded and will be dialed", k, err)
+		}
+		return e.wrap("add", err)
+	}
+	_, err = fmt.Fprintln(e.stdout, k)
+	return err
+}
