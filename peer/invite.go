@@ -111,10 +111,10 @@ func addrRank(a string) int {
 	switch {
 	case strings.HasPrefix(a, "wg://"):
 		return 0
-	case strings.HasPrefix(a, "tc"):
-		return 1
 	case strings.HasPrefix(a, "tcp://"):
 		return 2
+	case strings.HasPrefix(a, "tc"):
+		return 1
 	}
 	return 3
 }

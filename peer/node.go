@@ -57,6 +57,10 @@ type Config struct {
 	// PresenceDebounce and PresenceHeartbeat override NOTES §1's 2 s and 60 s (tests).
 	PresenceDebounce, PresenceHeartbeat time.Duration
 
+	// Tailcat configures the tailcat binding (relay settings); the zero
+	// value uses tailcat's default DERP map.
+	Tailcat transport.TailcatOptions
+
 	// NoSync turns off fsync (benchmarks of the non-durable path only).
 	NoSync bool
 }
@@ -189,7 +193,8 @@ func New(cfg Config) (*Node, error) {
 		n.loadMirrorHosts(tx)
 		return nil
 	})
-	n.tm = transport.New(transport.Options{Key: cfg.Key, AllowPublicTCP: cfg.AllowPublicTCP, Logger: log})
+	n.tm = transport.New(transport.Options{Key: cfg.Key, AllowPublicTCP: cfg.AllowPublicTCP, Logger: log,
+		Tailcat: tailcatOptions(cfg.Tailcat, cfg.DataDir)})
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.commit.init(n)
 	return n, nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -83,8 +84,7 @@ func (n *Node) PresenceSent(origin string, seq int64) int {
 }
 
 func presKey(origin string, seq int64) string {
-	b, _ := json.Marshal([]any{origin, seq})
-	return string(b)
+	return origin + " " + strconv.FormatInt(seq, 10)
 }
 
 func (n *Node) presenceChanged() {
@@ -190,9 +190,7 @@ func (n *Node) publishPresence() {
 	n.pres.mu.Lock()
 	n.pres.lastDoc = raw
 	n.pres.mu.Unlock()
-	for _, s := range n.presenceSessions() {
-		n.sendPresence(s, n.pub.String(), seq, 1, raw)
-	}
+	n.fanPresence(n.presenceSessions(), n.pub.String(), seq, 1, raw)
 }
 
 func (n *Node) presenceSessions() []*session {
@@ -208,15 +206,29 @@ func (n *Node) presenceSessions() []*session {
 }
 
 func (n *Node) sendPresence(s *session, origin string, seq int64, hops int, doc []byte) {
-	line := presence.Line(n.ids.New(), n.stamp(), hops, doc)
-	if !s.wq.tryPush(line) {
-		return // a busy link skips presence; the next heartbeat catches up
+	n.fanPresence([]*session{s}, origin, seq, hops, doc)
+}
+
+// fanPresence sends one presence line to each session. The line (and its
+// envelope id) is the same for all of them: an id need only be unique per
+// sender on each connection.
+func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, doc []byte) {
+	if len(to) == 0 {
+		return
 	}
+	line := presence.Line(n.ids.New(), n.stamp(), hops, doc)
+	sent := 0
+	for _, s := range to {
+		if s.wq.tryPush(line) {
+			sent++ // a busy link skips presence; the next heartbeat catches up
+		}
+	}
+	k := presKey(origin, seq)
 	n.pres.mu.Lock()
 	if n.pres.sent == nil || len(n.pres.sent) > 10000 {
 		n.pres.sent = map[string]int{}
 	}
-	n.pres.sent[presKey(origin, seq)]++
+	n.pres.sent[k] += sent
 	n.pres.mu.Unlock()
 }
 
@@ -238,12 +250,14 @@ func (n *Node) onPresence(s *session, p *wire.Presence) {
 	if p.Hops >= wire.MaxHops {
 		return
 	}
-	for _, o := range n.presenceSessions() {
-		if o.peer == s.peer || o.peer == origin {
-			continue
+	all := n.presenceSessions()
+	to := all[:0]
+	for _, o := range all {
+		if o.peer != s.peer && o.peer != origin {
+			to = append(to, o)
 		}
-		n.sendPresence(o, d.Origin, d.Seq, p.Hops+1, p.Doc)
 	}
+	n.fanPresence(to, d.Origin, d.Seq, p.Hops+1, p.Doc)
 }
 
 // greetPresence sends a new session my document and the documents I hold,

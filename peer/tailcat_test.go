@@ -22,9 +22,11 @@ import (
 )
 
 func init() {
-	// Keep magicsock from probing the LAN gateway for UPnP/NAT-PMP/PCP:
-	// tests stay on 127.0.0.1.
+	// Keep tests on 127.0.0.1: no UPnP/NAT-PMP/PCP probes of the LAN
+	// gateway, and no interface addresses among the endpoints magicsock
+	// advertises (the STUN-learned 127.0.0.1 one remains).
 	envknob.Setenv("TS_DISABLE_PORTMAPPER", "true")
+	envknob.Setenv("TS_DEBUG_OMIT_LOCAL_ADDRS", "true")
 }
 
 // newTailcatNode is newTestNode over tailcat: it listens on "tailcat" with
@@ -50,15 +52,11 @@ func newTailcatNode(t *testing.T, name string, r *relaytest.Relay) *testNode {
 // startTailcatNode is testNode.start with a tailcat-configured Manager.
 func startTailcatNode(tn *testNode, r *relaytest.Relay) {
 	tn.t.Helper()
+	tn.cfg.Tailcat = transport.TailcatOptions{DERPMap: r.Map}
 	n, err := New(tn.cfg)
 	if err != nil {
 		tn.t.Fatal(err)
 	}
-	n.tm.Close()
-	n.tm = transport.New(transport.Options{
-		Key: tn.cfg.Key, Logger: n.log,
-		Tailcat: tailcatOptions(transport.TailcatOptions{DERPMap: r.Map}, tn.cfg.DataDir),
-	})
 	if err := n.Start(); err != nil {
 		tn.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
 var cmdRun = &command{
@@ -18,7 +19,7 @@ var cmdRun = &command{
 	usage: "awp run [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--dial ADDR]… [--name N] [--about A] " +
 		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
 		"[--presence full|peers|none] [--harness H] [--model M] [--approve deny|ask] [--approval-timeout D] " +
-		"[--allow-public-tcp] [--verbose]",
+		"[--allow-public-tcp] [--tailcat-relay R] [--verbose]",
 	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
 	run:     runRun,
 }
@@ -43,6 +44,7 @@ type runOptions struct {
 	harness, model string
 	approve        string
 	approvalWait   time.Duration
+	tailcatRelay   string
 }
 
 func (o *runOptions) flags(fs *flagSet) {
@@ -61,10 +63,14 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.approve, "approve", "deny", "requests no grant covers: deny at once, or ask (wait for `awp decide`)")
 	fs.DurationVar(&o.approvalWait, "approval-timeout", 0, "with --approve ask: deny a request not decided this long (default 5m)")
 	fs.BoolVar(&o.allowPublicTCP, "allow-public-tcp", false, "allow plaintext tcp to and from public addresses")
+	fs.StringVar(&o.tailcatRelay, "tailcat-relay", "", "tailcat relay: default (tailcat's DERP map), a DERP map URL, or your own relay host[:port]")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug messages")
 }
 
 func (o *runOptions) check() error {
+	if _, err := transport.ParseTailcatRelay(o.tailcatRelay); err != nil {
+		return usagef("--tailcat-relay: %v", err)
+	}
 	switch o.accept {
 	case peer.AcceptAny, peer.AcceptKnown, peer.AcceptTrusted:
 	default:
@@ -175,6 +181,9 @@ func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string
 	}
 	if o.approve == "deny" {
 		cfg.Approver = peer.DenyAll{}
+	}
+	if tc, err := transport.ParseTailcatRelay(o.tailcatRelay); err == nil {
+		cfg.Tailcat = tc
 	}
 	return cfg
 }

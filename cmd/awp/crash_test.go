@@ -28,7 +28,7 @@ import (
 
 const (
 	crashMsgs           = 3000 // msgs per burst
-	crashMsgsLong       = 1500 // per iteration under AWP_LONG
+	crashMsgsLong       = 3000 // per iteration under AWP_LONG
 	crashIterationsLong = 20
 	crashWorkers        = 16 // concurrent senders
 	// Every crashCLIEvery-th msg goes through an `awp send` process, the
@@ -36,7 +36,7 @@ const (
 	// (spawning thousands of processes per iteration would dominate the
 	// run time on a small machine without testing anything more).
 	crashCLIEvery     = 3
-	crashCLIEveryLong = 10
+	crashCLIEveryLong = 8
 )
 
 // crashPlan is one iteration's parameters.

@@ -66,8 +66,32 @@ func newDaemon(t *testing.T, name string, args ...string) *daemon {
 
 // start runs `awp run` and returns once it logged ready.
 func (d *daemon) start() {
+	d.t.Helper()
+	// A fixed port just freed by a kill can be taken for a moment by an
+	// outgoing connection (a redial that the kernel gave that same port
+	// for a self-connect): try again rather than fail the test on that.
+	for try := 1; ; try++ {
+		err := d.startOnce()
+		if err == nil {
+			return
+		}
+		if try < 10 && strings.Contains(err.Error(), "address already in use") {
+			d.t.Logf("%s: %v; retrying", d.name, err)
+			time.Sleep(time.Duration(try) * 200 * time.Millisecond)
+			continue
+		}
+		d.t.Fatal(err)
+	}
+}
+
+// startOnce runs `awp run` once and waits for ready; an early exit is an
+// error that quotes the log.
+func (d *daemon) startOnce() error {
 	t := d.t
 	t.Helper()
+	d.mu.Lock()
+	logStart := d.log.Len()
+	d.mu.Unlock()
 	args := append([]string{"run", "--keyring", "file", "--data", d.dir, "--name", d.name}, d.args...)
 	cmd := exec.Command(awpBinary(t), args...)
 	cmd.Env = append(os.Environ(), "AWP_DATA=", "AWP_KEYRING=")
@@ -108,11 +132,15 @@ func (d *daemon) start() {
 	}()
 	select {
 	case <-ready:
+		return nil
 	case <-exited:
-		t.Fatalf("%s: awp run exited before ready: %v\n%s", d.name, cmd.ProcessState, d.logs())
+		d.mu.Lock()
+		tail := d.log.String()[logStart:]
+		d.mu.Unlock()
+		return fmt.Errorf("%s: awp run exited before ready: %v\n%s", d.name, cmd.ProcessState, tail)
 	case <-time.After(daemonReadyWait):
 		d.kill9()
-		t.Fatalf("%s: awp run not ready after %v\n%s", d.name, daemonReadyWait, d.logs())
+		return fmt.Errorf("%s: awp run not ready after %v\n%s", d.name, daemonReadyWait, d.logs())
 	}
 }
 

@@ -6,8 +6,8 @@
 // # Basics
 //
 // Addresses are text (ParseAddr): tcp://HOST:PORT, unix:///abs/path,
-// wg://HOST:PORT#ed25519:KEY, mem://NAME; tailcat "tc…" tokens parse but are
-// not served here. A Manager, made by New with the node's key and policy,
+// wg://HOST:PORT#ed25519:KEY, mem://NAME, and tailcat: listen on "tailcat",
+// dial a "tc…" token (tailcat.go, docs/tailcat.md). A Manager, made by New with the node's key and policy,
 // listens on and dials them; every binding yields plain net.Conns, and the
 // AWP handshake runs inside all of them. TunnelPeer tells which WireGuard
 // peer a wg conn came through, so the node can check it against the key in

@@ -25,7 +25,7 @@ var (
 	// Listen and Dial.
 
 	// ErrUnsupported is returned for an address this Manager cannot listen
-	// on or dial: tailcat tokens (parse only), mem:// without Options.Mem,
+	// on or dial: a tc… token tailcat cannot decode, mem:// without Options.Mem,
 	// listening on a wg address with another peer's key.
 	ErrUnsupported = errors.New("transport: address not supported here")
 	// ErrNoKey is returned by Dial for a wg address without "#ed25519:KEY",

@@ -20,9 +20,11 @@ import (
 )
 
 func init() {
-	// Keep magicsock from probing the LAN gateway for UPnP/NAT-PMP/PCP:
-	// tests stay on 127.0.0.1.
+	// Keep tests on 127.0.0.1: no UPnP/NAT-PMP/PCP probes of the LAN
+	// gateway, and no interface addresses among the endpoints magicsock
+	// advertises (the STUN-learned 127.0.0.1 one remains).
 	envknob.Setenv("TS_DISABLE_PORTMAPPER", "true")
+	envknob.Setenv("TS_DEBUG_OMIT_LOCAL_ADDRS", "true")
 }
 
 // Every test here runs against an in-process DERP relay and STUN server
