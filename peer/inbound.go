@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -65,6 +66,7 @@ func (s *session) readLoop() {
 			}
 			return
 		}
+		s.lastRecv.Store(time.Now().UnixNano())
 		f, err := wire.Decode(raw)
 		if err != nil {
 			var de *wire.DecodeError

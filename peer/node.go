@@ -57,6 +57,10 @@ type Config struct {
 	// PresenceDebounce and PresenceHeartbeat override NOTES §1's 2 s and 60 s (tests).
 	PresenceDebounce, PresenceHeartbeat time.Duration
 
+	// KeepaliveInterval and KeepaliveTimeout override keepalive.go's 30 s
+	// and 100 s (tests).
+	KeepaliveInterval, KeepaliveTimeout time.Duration
+
 	// Tailcat configures the tailcat binding (relay settings); the zero
 	// value uses tailcat's default DERP map.
 	Tailcat transport.TailcatOptions
@@ -80,7 +84,7 @@ var (
 )
 
 // DefaultCaps are the capabilities this peer announces.
-var DefaultCaps = []string{"chat", "blob", "grant", "introduce", "presence", "mirror"}
+var DefaultCaps = []string{"chat", "blob", "grant", "introduce", "presence", "mirror", TypeKeepalive}
 
 // Node is an AWP peer.
 type Node struct {
@@ -154,6 +158,12 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.PresenceHeartbeat == 0 {
 		cfg.PresenceHeartbeat = presence.Heartbeat
+	}
+	if cfg.KeepaliveInterval == 0 {
+		cfg.KeepaliveInterval = defaultKeepaliveInterval
+	}
+	if cfg.KeepaliveTimeout == 0 {
+		cfg.KeepaliveTimeout = defaultKeepaliveTimeout
 	}
 	if cfg.Caps == nil {
 		cfg.Caps = DefaultCaps
@@ -246,8 +256,9 @@ func (n *Node) Start() error {
 			return err
 		}
 	}
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go n.presenceLoop()
+	go n.keepaliveLoop()
 	for _, a := range n.cfg.Listen {
 		if err := n.Listen(a); err != nil {
 			n.closeListeners()

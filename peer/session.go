@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -37,6 +38,9 @@ type session struct {
 	cancel context.CancelFunc
 	wq     writeQueue
 
+	lastRecv atomic.Int64 // unix ns of the last line read
+	lastSent atomic.Int64 // unix ns of the last flush
+
 	ackMu sync.Mutex        // guards acks
 	acks  map[string]string // th → newest committed id to ack
 
@@ -48,6 +52,8 @@ func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.H
 		acks: map[string]string{}, started: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(n.ctx)
 	s.wq.init(writeLimit)
+	s.lastRecv.Store(time.Now().UnixNano())
+	s.lastSent.Store(time.Now().UnixNano())
 	return s
 }
 
@@ -159,6 +165,7 @@ func (s *session) writeLoop() {
 			s.close(err)
 			return
 		}
+		s.lastSent.Store(time.Now().UnixNano())
 		if final || closed {
 			s.close(nil)
 			return
