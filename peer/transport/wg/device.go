@@ -12,7 +12,6 @@ import (
 
 	"golang.zx2c4.com/wireguard/conn"
 	"golang.zx2c4.com/wireguard/device"
-	"golang.zx2c4.com/wireguard/tun/netstack"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -48,7 +47,7 @@ type Device struct {
 	keepalive int // seconds; 0 = off
 	log       *slog.Logger
 	dev       *device.Device
-	tnet      *netstack.Net
+	tnet      *netTun
 
 	mu sync.Mutex
 	// mu guards:
@@ -81,12 +80,12 @@ func New(cfg Config) (*Device, error) {
 	case cfg.KeepAlive > 0:
 		d.keepalive = max(1, int(cfg.KeepAlive/time.Second))
 	}
-	tdev, tnet, err := netstack.CreateNetTUN([]netip.Addr{d.addr}, nil, MTU)
+	tnet, err := newNetTun(d.addr, MTU)
 	if err != nil {
-		return nil, fmt.Errorf("wg: new device: netstack: %w", err)
+		return nil, fmt.Errorf("wg: new device: %w", err)
 	}
 	d.tnet = tnet
-	d.dev = device.NewDevice(tdev, conn.NewStdNetBind(), deviceLogger(log))
+	d.dev = device.NewDevice(tnet, conn.NewStdNetBind(), deviceLogger(log))
 	sk := PrivateKey(cfg.Key)
 	if err := d.dev.IpcSet(fmt.Sprintf("private_key=%x\nlisten_port=%d\n", sk[:], cfg.Port)); err != nil {
 		d.dev.Close()
@@ -199,7 +198,7 @@ func (d *Device) Dial(ctx context.Context, peer key.PublicKey, endpoint netip.Ad
 	if err := d.AllowPeer(peer, endpoint); err != nil {
 		return nil, err
 	}
-	tc, err := d.tnet.DialContextTCPAddrPort(ctx, netip.AddrPortFrom(TunnelAddr(peer), AWPPort))
+	tc, err := d.tnet.dialTCP(ctx, netip.AddrPortFrom(TunnelAddr(peer), AWPPort))
 	if err != nil {
 		if d.isClosed() {
 			return nil, ErrClosed

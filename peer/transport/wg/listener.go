@@ -30,7 +30,7 @@ func (d *Device) Listen() (*Listener, error) {
 	if d.listener != nil {
 		return nil, ErrListening
 	}
-	tl, err := d.tnet.ListenTCPAddrPort(netip.AddrPortFrom(d.addr, AWPPort))
+	tl, err := d.tnet.listenTCP(netip.AddrPortFrom(d.addr, AWPPort))
 	if err != nil {
 		return nil, fmt.Errorf("wg: listen on [%s]:%d: %w", d.addr, AWPPort, err)
 	}

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// AllowFor is how long "Allow for 1 hour" grants.
+const AllowFor = time.Hour
+
+// approvalsWindow lists pending requests and shows one in full with
+// Allow once, Allow for 1 hour and Deny.
+type approvalsWindow struct {
+	a       *App
+	w       fyne.Window
+	list    *widget.List
+	pending []peer.ApprovalRequest
+	cur     string // id of the request shown
+
+	title   *widget.Label
+	fields  *widget.Form
+	once    *widget.Button
+	hour    *widget.Button
+	deny    *widget.Button
+	empty   *widget.Label
+	detail  *fyne.Container
+	decided map[string]bool // decisions sent, waiting for the node's event
+}
+
+func (a *App) showApprovals() {
+	w := a.approvalsWin()
+	w.w.Show()
+	w.w.RequestFocus()
+	a.background(func() { a.refresh(dirtyApprovals) })
+}
+
+func (a *App) approvalsWin() *approvalsWindow {
+	if a.approvals == nil {
+		a.approvals = newApprovalsWindow(a)
+	}
+	return a.approvals
+}
+
+// promptApproval brings the Approvals window forward on a new request and
+// shows it. UI goroutine.
+func (a *App) promptApproval(req peer.ApprovalRequest) {
+	w := a.approvalsWin()
+	found := false
+	for _, p := range w.pending {
+		if p.ID == req.ID {
+			found = true
+		}
+	}
+	if !found {
+		w.pending = append(w.pending, req)
+		w.list.Refresh()
+	}
+	w.show(req.ID)
+	w.w.Show()
+	w.w.RequestFocus()
+}
+
+func newApprovalsWindow(a *App) *approvalsWindow {
+	w := &approvalsWindow{a: a, w: a.fa.NewWindow("AWP: Approvals"), decided: map[string]bool{}}
+	w.list = widget.NewList(
+		func() int { return len(w.pending) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= 0 && id < len(w.pending) {
+				o.(*widget.Label).SetText(render.DescribeApproval(w.pending[id], w.self()).Title)
+			}
+		},
+	)
+	w.list.OnSelected = func(id widget.ListItemID) {
+		if id >= 0 && id < len(w.pending) {
+			w.show(w.pending[id].ID)
+		}
+	}
+	w.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.title.Wrapping = fyne.TextWrapWord
+	w.fields = widget.NewForm()
+	w.once = widget.NewButton("Allow once", func() { w.decide(peer.Decision{Allow: true, By: "user"}) })
+	w.hour = widget.NewButton("Allow for 1 hour", func() { w.decide(peer.Decision{Allow: true, For: AllowFor, By: "user"}) })
+	w.deny = widget.NewButton("Deny", func() { w.decide(peer.Decision{Allow: false, By: "user", Reason: "denied by the user"}) })
+	w.deny.Importance = widget.DangerImportance
+	w.empty = widget.NewLabel("Nothing is waiting for you.")
+	w.detail = container.NewBorder(w.title, container.NewHBox(w.once, w.hour, w.deny), nil, nil, container.NewVScroll(w.fields))
+	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
+	split.Offset = 0.3
+	w.w.SetContent(split)
+	w.w.Resize(fyne.NewSize(860, 480))
+	w.w.SetCloseIntercept(w.w.Hide)
+	w.show("")
+	return w
+}
+
+func (w *approvalsWindow) self() string {
+	if be := w.a.backend(); be != nil {
+		return be.Key().String()
+	}
+	return ""
+}
+
+// setPending shows the node's pending list. UI goroutine.
+func (w *approvalsWindow) setPending(ps []peer.ApprovalRequest) {
+	w.pending = ps
+	for id := range w.decided {
+		still := false
+		for _, p := range ps {
+			still = still || p.ID == id
+		}
+		if !still {
+			delete(w.decided, id)
+		}
+	}
+	w.list.Refresh()
+	cur := w.cur
+	if w.find(cur) == nil {
+		cur = ""
+		if len(ps) > 0 {
+			cur = ps[0].ID
+		}
+	}
+	w.show(cur)
+}
+
+func (w *approvalsWindow) find(id string) *peer.ApprovalRequest {
+	for i := range w.pending {
+		if w.pending[i].ID == id {
+			return &w.pending[i]
+		}
+	}
+	return nil
+}
+
+// show puts request id in the detail pane ("" or unknown: none).
+func (w *approvalsWindow) show(id string) {
+	req := w.find(id)
+	if req == nil {
+		w.cur = ""
+		w.detail.Hide()
+		w.empty.Show()
+		return
+	}
+	w.cur = id
+	d := render.DescribeApproval(*req, w.self())
+	w.title.SetText(d.Title)
+	w.fields.Items = nil
+	for _, f := range d.Fields {
+		v := widget.NewLabel(f.Value)
+		v.Wrapping = fyne.TextWrapBreak
+		switch f.Label {
+		case "command", "cwd", "path", "env", "who":
+			v.TextStyle = fyne.TextStyle{Monospace: true}
+		}
+		w.fields.Append(f.Label, v)
+	}
+	w.fields.Refresh()
+	done := w.decided[id]
+	for _, b := range []*widget.Button{w.once, w.hour, w.deny} {
+		if done {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+	if req.Kind == peer.ApprovalGrantRequest {
+		w.once.SetText("Grant once")
+	} else {
+		w.once.SetText("Allow once")
+	}
+	w.empty.Hide()
+	w.detail.Show()
+}
+
+// decide sends the decision for the shown request off the UI goroutine.
+func (w *approvalsWindow) decide(d peer.Decision) {
+	be := w.a.backend()
+	id := w.cur
+	if be == nil || id == "" || w.decided[id] {
+		return
+	}
+	w.decided[id] = true
+	w.show(id)
+	w.a.background(func() {
+		err := be.Decide(id, d)
+		if err != nil {
+			fyne.Do(func() {
+				delete(w.decided, id)
+				w.show(id)
+				dialog.ShowError(err, w.w)
+			})
+		}
+		w.a.refresh(dirtyApprovals)
+	})
+}

@@ -1,0 +1,257 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// States a person can declare in a thread (SPEC.md §5).
+var States = []string{"open", "working", "waiting", "done", "failed", "closed"}
+
+// sendTimeout bounds one Send or SetState (they commit to the store).
+const sendTimeout = 30 * time.Second
+
+// composer is the bottom of a thread window: reply text, attachments, and
+// my state.
+type composer struct {
+	a  *App
+	tw *threadWindow
+
+	box     *fyne.Container
+	text    *widget.Entry
+	files   []string // paths to attach as blobs
+	attach  *widget.Button
+	list    *widget.Label
+	send    *widget.Button
+	state   *widget.Select
+	note    *widget.Entry
+	setBtn  *widget.Button
+	sending bool
+}
+
+func newComposer(a *App, tw *threadWindow) *composer {
+	c := &composer{a: a, tw: tw}
+	c.text = widget.NewMultiLineEntry()
+	c.text.SetPlaceHolder("Reply…")
+	c.text.SetMinRowsVisible(3)
+	c.text.Wrapping = fyne.TextWrapWord
+	c.list = widget.NewLabel("")
+	c.list.Truncation = fyne.TextTruncateEllipsis
+	c.attach = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
+	c.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), c.sendReply)
+	c.send.Importance = widget.HighImportance
+	c.state = widget.NewSelect(States, nil)
+	c.state.PlaceHolder = "my state"
+	c.note = widget.NewEntry()
+	c.note.SetPlaceHolder("note (optional)")
+	c.setBtn = widget.NewButton("Set state", c.setState)
+	stateRow := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("My state:"), c.state), c.setBtn, c.note)
+	buttons := container.NewBorder(nil, nil, c.attach, c.send, c.list)
+	c.box = container.NewVBox(widget.NewSeparator(), c.text, buttons, stateRow)
+	return c
+}
+
+// setReadOnly disables composing (mirrored and withdrawn threads).
+func (c *composer) setReadOnly(ro bool) {
+	for _, w := range []fyne.Disableable{c.text, c.attach, c.send, c.state, c.note, c.setBtn} {
+		if ro {
+			w.Disable()
+		} else {
+			w.Enable()
+		}
+	}
+}
+
+func (c *composer) pickFile() {
+	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
+		if err != nil || rc == nil {
+			return
+		}
+		p := rc.URI().Path()
+		rc.Close()
+		c.files = append(c.files, p)
+		c.showFiles()
+	}, c.tw.w)
+	d.Show()
+}
+
+func (c *composer) showFiles() {
+	names := make([]string, len(c.files))
+	for i, f := range c.files {
+		names[i] = filepath.Base(f)
+	}
+	if len(names) == 0 {
+		c.list.SetText("")
+		return
+	}
+	c.list.SetText("📎 " + strings.Join(names, ", "))
+}
+
+// TextPart is a wire text part.
+func TextPart(text string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"k": "text", "text": text})
+	return b
+}
+
+// buildSend makes the SendRequest for a reply in thread t.
+func buildSend(t peer.ThreadInfo, text string, files []string) (peer.SendRequest, error) {
+	r := peer.SendRequest{To: t.Peer, Th: t.Th}
+	if strings.TrimSpace(text) != "" {
+		r.Parts = append(r.Parts, TextPart(text))
+	}
+	for _, f := range files {
+		r.Blobs = append(r.Blobs, peer.BlobFile{Path: f})
+	}
+	if len(r.Parts) == 0 && len(r.Blobs) == 0 {
+		return r, errors.New("nothing to send")
+	}
+	return r, nil
+}
+
+func (c *composer) sendReply() {
+	be := c.a.backend()
+	if be == nil || c.sending {
+		return
+	}
+	req, err := buildSend(c.tw.info, c.text.Text, c.files)
+	if err != nil {
+		return
+	}
+	c.sending = true
+	c.send.Disable()
+	c.a.background(func() {
+		ctx, cancel := context.WithTimeout(c.a.ctx, sendTimeout)
+		defer cancel()
+		_, err := be.Send(ctx, req)
+		fyne.Do(func() {
+			c.sending = false
+			c.send.Enable()
+			if err != nil {
+				dialog.ShowError(err, c.tw.w)
+				return
+			}
+			c.text.SetText("")
+			c.files = nil
+			c.showFiles()
+		})
+	})
+}
+
+func (c *composer) setState() {
+	be := c.a.backend()
+	if be == nil || c.state.Selected == "" {
+		return
+	}
+	th, st, note := c.tw.key.th, c.state.Selected, c.note.Text
+	c.a.background(func() {
+		ctx, cancel := context.WithTimeout(c.a.ctx, sendTimeout)
+		defer cancel()
+		_, err := be.SetState(ctx, th, st, note)
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, c.tw.w)
+				return
+			}
+			c.note.SetText("")
+		})
+	})
+}
+
+// newThread asks for a peer, a subject and a first message, then sends
+// it. The peer list is read off the UI goroutine first.
+func (a *App) newThread() {
+	be := a.backend()
+	if be == nil {
+		a.notRunning()
+		return
+	}
+	a.background(func() {
+		peers, err := be.Peers()
+		fyne.Do(func() {
+			if err != nil {
+				a.main.showError(err)
+				return
+			}
+			a.newThreadDialog(be, peers)
+		})
+	})
+}
+
+// peerChoice is how a peer appears in a picker: "name (short)".
+func peerChoice(p peer.PeerInfo) string {
+	name := p.Name
+	if name == "" {
+		name = "?"
+	}
+	s := name + " (" + render.ShortKey(p.Key) + ")"
+	if p.Up {
+		s += " ●"
+	}
+	return s
+}
+
+func (a *App) newThreadDialog(be Backend, peers []peer.PeerInfo) {
+	choices := make([]string, len(peers))
+	keys := map[string]string{}
+	for i, p := range peers {
+		choices[i] = peerChoice(p)
+		keys[choices[i]] = p.Key
+	}
+	to := widget.NewSelectEntry(choices)
+	to.SetPlaceHolder("peer, or paste a key (ed25519:…)")
+	subject := widget.NewEntry()
+	text := widget.NewMultiLineEntry()
+	text.SetMinRowsVisible(4)
+	items := []*widget.FormItem{
+		widget.NewFormItem("To", to),
+		widget.NewFormItem("Subject", subject),
+		widget.NewFormItem("Message", text),
+	}
+	a.main.w.Show()
+	d := dialog.NewForm("New thread", "Send", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		k := keys[to.Text]
+		if k == "" {
+			k = strings.TrimSpace(to.Text)
+		}
+		req := peer.SendRequest{To: k, Subject: subject.Text}
+		if strings.TrimSpace(text.Text) != "" {
+			req.Parts = []json.RawMessage{TextPart(text.Text)}
+		}
+		a.background(func() {
+			ctx, cancel := context.WithTimeout(a.ctx, sendTimeout)
+			defer cancel()
+			res, err := be.Send(ctx, req)
+			fyne.Do(func() {
+				if err != nil {
+					a.main.showError(err)
+					return
+				}
+				a.openThread(peer.ThreadInfo{Th: res.Th, Peer: k, Subject: req.Subject})
+			})
+		})
+	}, a.main.w)
+	d.Resize(fyne.NewSize(560, 360))
+	d.Show()
+}
+
+// notRunning tells the person the node is not up yet.
+func (a *App) notRunning() {
+	a.main.w.Show()
+	dialog.ShowInformation("Not running", "The AWP peer is not running yet: "+a.status, a.main.w)
+}

@@ -1,0 +1,27 @@
+// Package app is the tray app's user interface: the tray icon and menu,
+// the main window (threads), a window per thread, presence, approvals and
+// settings. It is a thin skin over the node.
+//
+// # Basics
+//
+// New builds an App from a fyne.App and Options; Run detects a tray host,
+// sets up the tray (or shows the main window when there is none), boots
+// the node off the UI goroutine through Options.Boot, and runs the Fyne
+// loop. Everything the UI shows comes from the Backend (a *peer.Node) and
+// its events.
+//
+// # Threading
+//
+// Backend calls read the store, so they never run on the UI goroutine:
+// views call them from background goroutines (App.background) and hand
+// the results to widgets with fyne.Do. Events are read by one goroutine
+// that marks what is stale (threads, peers, approvals, one thread's
+// lines) and refreshes it in one batch, so a burst of 10,000 lines costs
+// a few reloads, not 10,000.
+//
+// # Caveats
+//
+// Features the node adds later (mirror toggles, invites, node settings)
+// are optional interfaces (Mirrorer, Inviter, SettingsBackend): the UI
+// checks for them and disables what the running node lacks.
+package app

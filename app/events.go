@@ -1,0 +1,209 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+
+	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// dirtyMask says which views must reload from the node.
+type dirtyMask uint8
+
+const (
+	dirtyThreads   dirtyMask = 1 << iota // thread list and unread count
+	dirtyPeers                           // presence and peers-up count
+	dirtyApprovals                       // pending approvals
+	dirtySettings                        // node settings
+	dirtyAll       = dirtyThreads | dirtyPeers | dirtyApprovals | dirtySettings
+)
+
+// work is what one batch of events made stale.
+type work struct {
+	mask    dirtyMask
+	threads map[threadKey]bool     // open thread views to update: true for a full reload
+	prompt  []peer.ApprovalRequest // new approvals to bring forward
+	notes   []string               // status notes (dial errors)
+}
+
+// classify records what ev makes stale.
+func (w *work) classify(ev peer.Event) {
+	thread := func(th, from string, full bool) {
+		if th == "" {
+			return
+		}
+		if w.threads == nil {
+			w.threads = map[threadKey]bool{}
+		}
+		k := threadKey{th, from}
+		w.threads[k] = w.threads[k] || full
+	}
+	switch ev.Type {
+	case peer.EventLine:
+		w.mask |= dirtyThreads
+		from := ""
+		if ev.Line != nil {
+			from = ev.Line.MirroredFrom
+		}
+		thread(ev.Th, from, false) // new lines only
+	case peer.EventAck:
+		thread(ev.Th, "", true) // delivery marks of earlier lines change
+	case peer.EventThread:
+		w.mask |= dirtyThreads // metadata: the open view gets it via setThreads
+	case peer.EventBlob:
+		if ev.Blob != nil {
+			thread(ev.Blob.Th, "", false) // blob progress is read with the new lines
+		}
+	case peer.EventPeerUp, peer.EventPeerDown, peer.EventPresence:
+		w.mask |= dirtyPeers | dirtyThreads // thread rows show peer names
+	case peer.EventApproval:
+		w.mask |= dirtyApprovals
+		if ev.Approval != nil {
+			w.prompt = append(w.prompt, *ev.Approval)
+		}
+	case peer.EventApprovalDone:
+		w.mask |= dirtyApprovals
+	case peer.EventDialError:
+		w.notes = append(w.notes, "could not reach "+ev.Peer+": "+ev.Err)
+	case peer.EventSettings:
+		w.mask |= dirtySettings
+	}
+}
+
+// eventLoop reads events until the subscription ends, coalescing each
+// burst into one refresh. Every event also goes to the notifier.
+func (a *App) eventLoop(ch <-chan peer.Event) {
+	for {
+		var w work
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			a.notify(ev)
+			w.classify(ev)
+		case <-a.ctx.Done():
+			return
+		}
+	drain:
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				a.notify(ev)
+				w.classify(ev)
+			default:
+				break drain
+			}
+		}
+		a.apply(w)
+	}
+}
+
+// notify hands ev to the notifier, if one is set.
+func (a *App) notify(ev peer.Event) {
+	if n := a.getNotifier(); n != nil {
+		n.HandleEvent(ev)
+	}
+}
+
+// refresh reloads what mask names; from any goroutine but the UI's.
+func (a *App) refresh(mask dirtyMask) { a.apply(work{mask: mask}) }
+
+// apply does a batch's reads here (off the UI goroutine) and hands the
+// results to the widgets with fyne.Do.
+func (a *App) apply(w work) {
+	be := a.backend()
+	if be == nil {
+		return
+	}
+	var (
+		threads []peer.ThreadInfo
+		peers   []peer.PeerInfo
+		pending []peer.ApprovalRequest
+		errT    error
+		errP    error
+	)
+	if w.mask&dirtyThreads != 0 {
+		threads, errT = be.Threads()
+		if errT != nil {
+			a.log.Error("threads", "err", errT)
+		}
+	}
+	if w.mask&dirtyPeers != 0 {
+		peers, errP = be.Peers()
+		if errP != nil {
+			a.log.Error("peers", "err", errP)
+		}
+	}
+	if w.mask&dirtyApprovals != 0 {
+		pending = be.Pending()
+	}
+
+	a.mu.Lock()
+	s := a.snap
+	s.Booted = true
+	if w.mask&dirtyThreads != 0 && errT == nil {
+		s.Unread = render.TotalUnread(threads)
+	}
+	if w.mask&dirtyPeers != 0 && errP == nil {
+		s.PeersUp = 0
+		for _, p := range peers {
+			if p.Up {
+				s.PeersUp++
+			}
+		}
+	}
+	if w.mask&dirtyApprovals != 0 {
+		s.Approvals = len(pending)
+	}
+	a.snap = s
+	a.mu.Unlock()
+
+	fyne.Do(func() {
+		if w.mask&dirtyThreads != 0 && errT == nil {
+			a.main.setThreads(threads)
+		}
+		if w.mask&dirtyPeers != 0 && errP == nil {
+			a.main.setPeers(peers)
+			if a.presence != nil {
+				a.presence.setPeers(peers)
+			}
+		}
+		if w.mask&dirtyApprovals != 0 && a.approvals != nil {
+			a.approvals.setPending(pending)
+		}
+		if w.mask&dirtySettings != 0 && a.settings != nil {
+			a.settings.reload()
+		}
+		for k, full := range w.threads {
+			if tw := a.threads[k]; tw != nil {
+				tw.load(full)
+			}
+		}
+		for _, n := range w.notes {
+			a.main.setNotice(n)
+		}
+		if len(w.prompt) > 0 {
+			a.promptApproval(w.prompt[len(w.prompt)-1])
+		}
+		a.setStatus(statusLine(s))
+	})
+}
+
+// counts returns the latest snapshot.
+func (a *App) counts() snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.snap
+}
+
+// setStatus updates the status line of the main window and the tray. UI
+// goroutine.
+func (a *App) setStatus(s string) {
+	a.status = s
+	a.main.setStatus(s)
+	a.updateTray()
+}

@@ -1,0 +1,250 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/awp-tray/awp-tray/app/trayhost"
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+)
+
+// Keys used by the tests.
+var (
+	meKey    = mustKey(1)
+	aliceKey = mustKey(2)
+	bobKey   = mustKey(3)
+)
+
+func mustKey(b byte) key.PublicKey {
+	k, err := key.PublicFromBytes(bytes.Repeat([]byte{b}, 32))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// fakeNode is an in-memory Backend that records what the UI asks.
+type fakeNode struct {
+	mu       sync.Mutex
+	threads  []peer.ThreadInfo
+	lines    map[threadKey][]peer.LineInfo
+	peers    []peer.PeerInfo
+	blobs    []peer.BlobInfo
+	pending  []peer.ApprovalRequest
+	sent     []peer.SendRequest
+	states   []string
+	read     []threadKey
+	decided  map[string]peer.Decision
+	trusted  map[string]bool
+	dialed   []string
+	dialKey  map[string]key.PublicKey // address → key that answers
+	afterArg []uint64                 // LinesAfter calls
+	linesN   int                      // Lines calls
+	events   chan peer.Event
+	blobData map[string][]byte
+}
+
+func newFakeNode() *fakeNode {
+	return &fakeNode{
+		lines: map[threadKey][]peer.LineInfo{}, decided: map[string]peer.Decision{},
+		trusted: map[string]bool{}, dialKey: map[string]key.PublicKey{}, blobData: map[string][]byte{},
+		events: make(chan peer.Event, 64),
+	}
+}
+
+func (f *fakeNode) Key() key.PublicKey    { return meKey }
+func (f *fakeNode) Name() string          { return "me@test" }
+func (f *fakeNode) ListenAddrs() []string { return []string{"tcp://127.0.0.1:7100"} }
+
+func (f *fakeNode) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dialed = append(f.dialed, addr)
+	if k, ok := f.dialKey[addr]; ok {
+		return k, nil
+	}
+	return key.PublicKey{}, errors.New("connection refused")
+}
+
+func (f *fakeNode) Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, r)
+	th := r.Th
+	if th == "" {
+		th = fmt.Sprintf("thr_new%d", len(f.sent))
+	}
+	return peer.SendResult{ID: fmt.Sprintf("01SENT%d", len(f.sent)), Th: th}, nil
+}
+
+func (f *fakeNode) SetState(ctx context.Context, th, state, note string) (peer.SendResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.states = append(f.states, th+" "+state+" "+note)
+	return peer.SendResult{ID: "01STATE", Th: th}, nil
+}
+
+func (f *fakeNode) Threads() ([]peer.ThreadInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]peer.ThreadInfo(nil), f.threads...), nil
+}
+
+func (f *fakeNode) Lines(th, from string) ([]peer.LineInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.linesN++
+	return append([]peer.LineInfo(nil), f.lines[threadKey{th, from}]...), nil
+}
+
+func (f *fakeNode) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.afterArg = append(f.afterArg, after)
+	var out []peer.LineInfo
+	for _, l := range f.lines[threadKey{th, from}] {
+		if l.Seq > after {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeNode) MarkRead(th, from string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.read = append(f.read, threadKey{th, from})
+	return nil
+}
+
+func (f *fakeNode) Peers() ([]peer.PeerInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]peer.PeerInfo(nil), f.peers...), nil
+}
+
+func (f *fakeNode) Trust(k string, trusted bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trusted[k] = trusted
+	return nil
+}
+
+func (f *fakeNode) Blobs() ([]peer.BlobInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]peer.BlobInfo(nil), f.blobs...), nil
+}
+
+func (f *fakeNode) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.blobData[from+"/"+ref]
+	if !ok {
+		return nil, peer.BlobInfo{}, errors.New("no blob")
+	}
+	return io.NopCloser(bytes.NewReader(b)), peer.BlobInfo{Ref: ref, From: from}, nil
+}
+
+func (f *fakeNode) Subscribe(buf int) (<-chan peer.Event, func()) {
+	var once sync.Once
+	return f.events, func() { once.Do(func() {}) }
+}
+
+func (f *fakeNode) Pending() []peer.ApprovalRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]peer.ApprovalRequest(nil), f.pending...)
+}
+
+func (f *fakeNode) Decide(id string, d peer.Decision) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.decided[id] = d
+	for i, p := range f.pending {
+		if p.ID == id {
+			f.pending = append(f.pending[:i], f.pending[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+// with runs fn under the fake's lock (to change or read its state).
+func (f *fakeNode) with(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}
+
+// fakeTray records what the app does to the tray.
+type fakeTray struct {
+	menus []*fyne.Menu
+	icons []fyne.Resource
+}
+
+func (t *fakeTray) SetSystemTrayMenu(m *fyne.Menu)    { t.menus = append(t.menus, m) }
+func (t *fakeTray) SetSystemTrayIcon(r fyne.Resource) { t.icons = append(t.icons, r) }
+func (t *fakeTray) SetSystemTrayWindow(fyne.Window)   {}
+
+// labels are the labels of the last menu set.
+func (t *fakeTray) labels() []string {
+	if len(t.menus) == 0 {
+		return nil
+	}
+	var out []string
+	for _, it := range t.menus[len(t.menus)-1].Items {
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+// newTestApp builds an App on Fyne's headless test driver with a fake
+// tray; the node is attached but its event loop is not started, so tests
+// drive events synchronously with handle.
+func newTestApp(t *testing.T, f *fakeNode) (*App, *fakeTray) {
+	t.Helper()
+	fa := test.NewTempApp(t)
+	tray := &fakeTray{}
+	a := New(fa, Options{DataDir: t.TempDir(), Tray: tray, AutostartDir: t.TempDir(), Exec: "/usr/bin/awp-tray",
+		DetectTray: func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} }})
+	a.SetupTray()
+	if f != nil {
+		a.mu.Lock()
+		a.be = f
+		a.mu.Unlock()
+		a.refresh(dirtyAll)
+		a.Wait()
+	}
+	t.Cleanup(a.Close)
+	return a, tray
+}
+
+// handle applies events as the event loop would, then waits for the
+// background work they started.
+func (a *App) handle(evs ...peer.Event) {
+	var w work
+	for _, ev := range evs {
+		a.notify(ev)
+		w.classify(ev)
+	}
+	a.apply(w)
+	a.Wait()
+}
+
+// msgLine is a wire msg line with one text part.
+func msgLine(dir string, from key.PublicKey, seq uint64, th, text string) peer.LineInfo {
+	b, _ := json.Marshal(map[string]any{"t": "msg", "id": fmt.Sprintf("%026d", seq), "ts": "2026-09-25T17:03:11Z", "th": th,
+		"parts": []any{map[string]string{"k": "text", "text": text}}})
+	return peer.LineInfo{Dir: dir, From: from.String(), Line: b, Seq: seq, Acked: dir == "out"}
+}

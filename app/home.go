@@ -1,0 +1,183 @@
+package app
+
+import (
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// homeWindow is the main window: status, actions, and the threads list
+// with a text filter.
+type homeWindow struct {
+	a      *App
+	w      fyne.Window
+	status *widget.Label
+	notice *widget.Label
+	filter *widget.Entry
+	list   *widget.List
+
+	all   []peer.ThreadInfo // as the node listed them
+	shown []peer.ThreadInfo // filtered and sorted
+	names map[string]string // peer key → display name
+}
+
+func newHomeWindow(a *App) *homeWindow {
+	h := &homeWindow{a: a, w: a.fa.NewWindow("AWP"), names: map[string]string{}}
+	h.status = widget.NewLabelWithStyle("AWP: starting…", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	h.status.Truncation = fyne.TextTruncateEllipsis
+	h.notice = widget.NewLabel("")
+	h.notice.Wrapping = fyne.TextWrapWord
+	h.notice.Hide()
+	h.filter = widget.NewEntry()
+	h.filter.SetPlaceHolder("Filter threads: subject, peer, state, text…")
+	h.filter.OnChanged = func(string) { h.applyFilter() }
+
+	h.list = widget.NewList(
+		func() int { return len(h.shown) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabel("subject")
+			title.Truncation = fyne.TextTruncateEllipsis
+			detail := widget.NewLabel("peer")
+			detail.Truncation = fyne.TextTruncateEllipsis
+			detail.Importance = widget.LowImportance
+			return container.NewVBox(title, detail)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(h.shown) {
+				return
+			}
+			r := render.DescribeThread(h.shown[id], h.name)
+			box := o.(*fyne.Container)
+			title, detail := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
+			title.TextStyle.Bold = r.Bold
+			title.SetText(r.Title)
+			detail.SetText(r.Detail)
+		},
+	)
+	h.list.OnSelected = func(id widget.ListItemID) {
+		h.list.UnselectAll()
+		if id >= 0 && id < len(h.shown) {
+			a.openThread(h.shown[id])
+		}
+	}
+
+	actions := container.NewHBox(
+		widget.NewButton("New thread…", a.newThread),
+		widget.NewButton(labelPresence, a.showPresence),
+		widget.NewButton("Approvals", a.showApprovals),
+		widget.NewButton(labelAddPeer, a.addPeer),
+		widget.NewButton(labelInvite, a.copyInvite),
+		widget.NewButton(labelSettings, a.showSettings),
+	)
+	top := container.NewVBox(h.status, h.notice, actions, h.filter)
+	h.w.SetContent(container.NewBorder(top, nil, nil, nil, h.list))
+	h.w.Resize(fyne.NewSize(720, 520))
+	h.w.SetCloseIntercept(func() {
+		if a.HasTray() {
+			h.w.Hide()
+			return
+		}
+		a.Quit() // no tray: the window is the app
+	})
+	return h
+}
+
+// name is a key's display name: the peer's name when known, else the
+// short key.
+func (h *homeWindow) name(k string) string {
+	if n := h.names[k]; n != "" {
+		return n
+	}
+	if be := h.a.backend(); be != nil && be.Key().String() == k {
+		return "me"
+	}
+	return render.ShortKey(k)
+}
+
+// nameSnapshot copies the name table into a function safe to call off
+// the UI goroutine.
+func (h *homeWindow) nameSnapshot(be Backend) func(string) string {
+	names := make(map[string]string, len(h.names)+1)
+	for k, v := range h.names {
+		names[k] = v
+	}
+	if be != nil {
+		names[be.Key().String()] = "me"
+	}
+	return func(k string) string {
+		if n := names[k]; n != "" {
+			return n
+		}
+		return render.ShortKey(k)
+	}
+}
+
+// setThreads shows a new thread list and passes each open thread window
+// its new metadata. UI goroutine.
+func (h *homeWindow) setThreads(ts []peer.ThreadInfo) {
+	h.all = ts
+	h.applyFilter()
+	for _, t := range ts {
+		if tw := h.a.threads[threadKey{t.Th, t.MirroredFrom}]; tw != nil {
+			tw.setInfo(t)
+		}
+	}
+}
+
+// setPeers learns peer names. UI goroutine.
+func (h *homeWindow) setPeers(ps []peer.PeerInfo) {
+	for _, p := range ps {
+		if p.Name != "" {
+			h.names[p.Key] = p.Name
+		}
+	}
+	h.list.Refresh()
+}
+
+func (h *homeWindow) applyFilter() {
+	h.shown = render.FilterThreads(h.all, h.filter.Text, h.name)
+	h.list.Refresh()
+}
+
+func (h *homeWindow) setStatus(s string) { h.status.SetText("AWP: " + s) }
+
+// setNotice shows a line under the status (no tray, dial errors).
+func (h *homeWindow) setNotice(s string) {
+	h.notice.SetText(s)
+	if s == "" {
+		h.notice.Hide()
+	} else {
+		h.notice.Show()
+	}
+}
+
+// askFileKey explains a keyring failure and offers the key file; cb gets
+// true when the person chose the file, false when they quit.
+func (h *homeWindow) askFileKey(err error, cb func(bool)) {
+	path := filepath.Join(h.a.opt.DataDir, "identity.key")
+	msg := widget.NewLabel("AWP keeps your identity (an Ed25519 key) in the OS keyring, " +
+		"but the keyring could not be used:\n\n" + err.Error() + "\n\n" +
+		"AWP can keep the key in a file instead:\n" + path + " (readable only by you).\n" +
+		"Anyone who can read that file can act as you. To use the keyring later, start AWP with --keyring keyring.")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("The OS keyring is unavailable", "Keep the key in a file", "Quit", msg, func(ok bool) {
+		if !ok {
+			h.a.Quit()
+		}
+		cb(ok)
+	}, h.w)
+	d.Resize(fyne.NewSize(560, 320))
+	d.Show()
+}
+
+// showError shows err in the main window.
+func (h *homeWindow) showError(err error) {
+	h.w.Show()
+	dialog.ShowError(err, h.w)
+}

@@ -1,0 +1,192 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// connectTimeout bounds a Connect from the UI (dial and handshake).
+const connectTimeout = 30 * time.Second
+
+// presenceWindow lists known peers: name, short key, up/down, rtt,
+// trusted or introduced; trust/untrust and connect.
+type presenceWindow struct {
+	a     *App
+	w     fyne.Window
+	me    *widget.Label
+	addr  *widget.Entry
+	list  *widget.List
+	peers []peer.PeerInfo
+}
+
+// PeerLine is a peer's row text in the Presence window.
+func PeerLine(p peer.PeerInfo) (title, detail string) {
+	name := p.Name
+	if name == "" {
+		name = "(no name)"
+	}
+	title = name + "  " + render.ShortKey(p.Key)
+	var d []string
+	if p.Up {
+		s := "● up"
+		if p.RTTms > 0 {
+			s += fmt.Sprintf(", %d ms", p.RTTms)
+		}
+		d = append(d, s)
+	} else {
+		s := "○ down"
+		if p.LastSeen != "" {
+			s += ", last seen " + render.Clock(p.LastSeen, time.Now(), nil)
+		}
+		d = append(d, s)
+	}
+	switch {
+	case p.Trusted:
+		d = append(d, "trusted")
+	case p.IntroducedBy != "":
+		d = append(d, "introduced by "+render.ShortKey(p.IntroducedBy))
+	default:
+		d = append(d, "not trusted")
+	}
+	if p.About != "" {
+		d = append(d, p.About)
+	}
+	return title, strings.Join(d, " · ")
+}
+
+// dialAddress is where Connect dials a peer: the address kept up, else
+// the first one it listens on.
+func dialAddress(p peer.PeerInfo) string {
+	if p.Dialed != "" {
+		return p.Dialed
+	}
+	if len(p.Listen) > 0 {
+		return p.Listen[0]
+	}
+	return ""
+}
+
+func (a *App) showPresence() {
+	if a.presence == nil {
+		a.presence = newPresenceWindow(a)
+	}
+	a.presence.w.Show()
+	a.presence.w.RequestFocus()
+	a.background(func() { a.refresh(dirtyPeers) })
+}
+
+func newPresenceWindow(a *App) *presenceWindow {
+	p := &presenceWindow{a: a, w: a.fa.NewWindow("AWP: Presence")}
+	p.me = widget.NewLabel("")
+	p.me.Wrapping = fyne.TextWrapWord
+	p.addr = widget.NewEntry()
+	p.addr.SetPlaceHolder("tcp://host:port, unix:///path, wg://…")
+	connect := widget.NewButton("Connect", func() { p.connect(strings.TrimSpace(p.addr.Text)) })
+	p.list = widget.NewList(
+		func() int { return len(p.peers) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			title.Truncation = fyne.TextTruncateEllipsis
+			detail := widget.NewLabel("")
+			detail.Truncation = fyne.TextTruncateEllipsis
+			trust := widget.NewButton("Untrust", nil)
+			conn := widget.NewButton("Connect", nil)
+			return container.NewBorder(nil, nil, nil, container.NewHBox(trust, conn), container.NewVBox(title, detail))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(p.peers) {
+				return
+			}
+			pi := p.peers[id]
+			c := o.(*fyne.Container)
+			texts := c.Objects[0].(*fyne.Container)
+			btns := c.Objects[1].(*fyne.Container)
+			title, detail := PeerLine(pi)
+			texts.Objects[0].(*widget.Label).SetText(title)
+			texts.Objects[1].(*widget.Label).SetText(detail)
+			trust := btns.Objects[0].(*widget.Button)
+			if pi.Trusted {
+				trust.SetText("Untrust")
+			} else {
+				trust.SetText("Trust")
+			}
+			trust.OnTapped = func() { p.setTrust(pi.Key, !pi.Trusted) }
+			conn := btns.Objects[1].(*widget.Button)
+			addr := dialAddress(pi)
+			conn.OnTapped = func() { p.connect(addr) }
+			if pi.Up || addr == "" {
+				conn.Disable()
+			} else {
+				conn.Enable()
+			}
+		},
+	)
+	top := container.NewVBox(p.me, container.NewBorder(nil, nil, widget.NewLabel("Dial:"), connect, p.addr))
+	p.w.SetContent(container.NewBorder(top, nil, nil, nil, p.list))
+	p.w.Resize(fyne.NewSize(720, 480))
+	p.w.SetCloseIntercept(p.w.Hide)
+	return p
+}
+
+// setPeers shows a new peer list. UI goroutine.
+func (p *presenceWindow) setPeers(ps []peer.PeerInfo) {
+	p.peers = ps
+	if be := p.a.backend(); be != nil {
+		p.me.SetText(fmt.Sprintf("Me: %s  %s\nListening on: %s", be.Name(), be.Key().String(), strings.Join(be.ListenAddrs(), ", ")))
+	}
+	p.list.Refresh()
+}
+
+func (p *presenceWindow) setTrust(k string, trusted bool) {
+	be := p.a.backend()
+	if be == nil {
+		return
+	}
+	p.a.background(func() {
+		if err := be.Trust(k, trusted); err != nil {
+			fyne.Do(func() { dialog.ShowError(err, p.w) })
+			return
+		}
+		p.a.refresh(dirtyPeers)
+	})
+}
+
+func (p *presenceWindow) connect(addr string) {
+	if addr == "" {
+		return
+	}
+	p.a.connect(addr, p.w)
+}
+
+// connect dials addr off the UI goroutine and reports the outcome in
+// parent.
+func (a *App) connect(addr string, parent fyne.Window) {
+	be := a.backend()
+	if be == nil {
+		a.notRunning()
+		return
+	}
+	a.background(func() {
+		ctx, cancel := context.WithTimeout(a.ctx, connectTimeout)
+		defer cancel()
+		k, err := be.Connect(ctx, addr)
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(fmt.Errorf("connect %s: %w", addr, err), parent)
+				return
+			}
+			a.main.setNotice("Connected to " + render.ShortKey(k.String()) + " at " + addr)
+		})
+		a.refresh(dirtyPeers)
+	})
+}

@@ -1,0 +1,103 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// Approval is an approval request as the prompt shows it.
+type Approval struct {
+	Title  string  // "exec on this peer", "grant for exec, fs:read"
+	Who    string  // name and short key of who asks
+	Fields []Field // capability, where, the exact command/cwd/path, reason…
+}
+
+// DescribeApproval builds the prompt's content: who asks, for which
+// capability, on which peer, the exact command, cwd or path, and why.
+// self is this node's key (an empty On means this peer).
+func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
+	a := Approval{Who: nameOrKey(r.FromName, r.From)}
+	caps := strings.Join(r.Caps, ", ")
+	switch r.Kind {
+	case peer.ApprovalGrantRequest:
+		a.Title = a.Who + " asks for a grant: " + caps
+	default:
+		a.Title = a.Who + " asks to run " + caps + " on this peer"
+	}
+	a.Fields = append(a.Fields, Field{"who", r.From})
+	a.Fields = append(a.Fields, Field{"capability", caps})
+	on := "this peer"
+	if len(r.On) > 0 {
+		var names []string
+		for _, k := range r.On {
+			if k == self {
+				names = append(names, "this peer")
+			} else {
+				names = append(names, ShortKey(k))
+			}
+		}
+		on = strings.Join(names, ", ")
+	}
+	a.Fields = append(a.Fields, Field{"on", on})
+	if r.Sub != "" && r.Sub != r.From {
+		a.Fields = append(a.Fields, Field{"for", ShortKey(r.Sub)})
+	}
+	a.Fields = append(a.Fields, detailFields(r.Detail)...)
+	if r.TTL > 0 {
+		a.Fields = append(a.Fields, grantRequestPart(json.RawMessage(`{"ttl":`+itoa(r.TTL)+`}`)).Fields...)
+	}
+	if r.Reason != "" {
+		a.Fields = append(a.Fields, Field{"reason", r.Reason})
+	}
+	if r.Deadline != "" {
+		a.Fields = append(a.Fields, Field{"answer before", r.Deadline})
+	}
+	return a
+}
+
+// detailFields shows a request's data exactly: the command line, cwd, env
+// and timeout of an exec; the path (and flags) of an fs request; anything
+// else as compact JSON.
+func detailFields(d json.RawMessage) []Field {
+	if len(d) == 0 || string(d) == "null" {
+		return nil
+	}
+	var probe struct {
+		Cmd     json.RawMessage `json:"cmd"`
+		Path    *string         `json:"path"`
+		Append  bool            `json:"append"`
+		Content *string         `json:"content"`
+		Offset  int64           `json:"offset"`
+		Length  int64           `json:"length"`
+	}
+	if json.Unmarshal(d, &probe) != nil {
+		return []Field{{"request", compact(d)}}
+	}
+	switch {
+	case len(probe.Cmd) > 0:
+		var r ExecRequest
+		_ = json.Unmarshal(d, &r)
+		return r.Fields()
+	case probe.Path != nil:
+		f := []Field{{"path", *probe.Path}}
+		if probe.Content != nil {
+			mode := "replace"
+			if probe.Append {
+				mode = "append"
+			}
+			f = append(f, Field{"write", mode + ", " + Size(int64(len(*probe.Content)))})
+		}
+		if probe.Offset > 0 || probe.Length > 0 {
+			f = append(f, Field{"range", itoa(probe.Offset) + "+" + itoa(probe.Length)})
+		}
+		return f
+	}
+	return []Field{{"request", compact(d)}}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,72 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// keyPrefix is the text prefix of AWP public keys.
+const keyPrefix = "ed25519:"
+
+// ShortKey is the first 8 characters of a key after "ed25519:", the
+// short form people compare; anything else comes back as it is.
+func ShortKey(k string) string {
+	if strings.HasPrefix(k, keyPrefix) && len(k) >= len(keyPrefix)+8 {
+		return k[len(keyPrefix) : len(keyPrefix)+8]
+	}
+	return k
+}
+
+func shortKeys(ks []string) string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = ShortKey(k)
+	}
+	return strings.Join(out, ", ")
+}
+
+// Size formats a byte count: 512 B, 1.5 KiB, 3.2 MiB.
+func Size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// Clock formats an RFC 3339 time for a row header, in loc: the time of day
+// for today (relative to now), the date and time otherwise. An unparsable
+// time comes back as it is.
+func Clock(ts string, now time.Time, loc *time.Location) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	t, now = t.In(loc), now.In(loc)
+	if t.Year() == now.Year() && t.YearDay() == now.YearDay() {
+		return t.Format("15:04")
+	}
+	if t.Year() == now.Year() {
+		return t.Format("Jan 2 15:04")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

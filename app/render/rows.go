@@ -1,0 +1,218 @@
+package render
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// RowKind says how a Row is drawn.
+type RowKind uint8
+
+// The row kinds.
+const (
+	RowHeader RowKind = iota // sender, time, delivery mark
+	RowTitle                 // a part's summary line (bold)
+	RowText                  // prose
+	RowMono                  // code, JSON, command output (monospace)
+	RowField                 // "label: value"
+	RowBlob                  // a file: name, size, progress, Save…
+	RowState                 // a state change, on one line
+	RowNotice                // a notice (italic)
+	RowGap                   // space between entries
+)
+
+// Row is one line of the thread view.
+type Row struct {
+	Kind  RowKind
+	Entry int    // index of the entry the row belongs to
+	Text  string // what the row shows (for RowBlob: name and size)
+	Dir   string // the entry's direction, "in" or "out"
+	From  string // the entry's sender (blobs are keyed by sender and ref)
+	Blob  *Blob  // set for RowBlob
+}
+
+// Options tune Rows.
+type Options struct {
+	// Width is the number of runes a row holds before wrapping; 0 means
+	// DefaultWidth.
+	Width int
+	// Name gives a key's display name; nil shows short keys.
+	Name func(key string) string
+	// Now is the reference for "today" in times; zero means time.Now().
+	Now time.Time
+	// Loc is the time zone for times; nil means time.Local.
+	Loc *time.Location
+}
+
+// DefaultWidth is the row width Rows uses when Options.Width is 0.
+const DefaultWidth = 100
+
+// Delivery marks shown after the time of an outbound line.
+const (
+	MarkAcked   = "✓" // the peer stored it
+	MarkPending = "…" // queued, not yet acknowledged
+	MarkMirror  = "⇄" // a mirrored line
+)
+
+// Rows flattens entries into rows, in order. Hidden entries give no rows.
+func Rows(entries []Entry, o Options) []Row {
+	return AppendRows(make([]Row, 0, len(entries)*3), entries, 0, o)
+}
+
+// AppendRows appends the rows of entries[start:] to rows, which holds the
+// rows of entries[:start]: a thread view adds new lines without
+// flattening the whole thread again.
+func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
+	if o.Width <= 0 {
+		o.Width = DefaultWidth
+	}
+	if o.Name == nil {
+		o.Name = ShortKey
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	for i := start; i < len(entries); i++ {
+		e := &entries[i]
+		if e.Hidden {
+			continue
+		}
+		add := func(k RowKind, text string, b *Blob) {
+			rows = append(rows, Row{Kind: k, Entry: i, Text: text, Dir: e.Dir, From: e.From, Blob: b})
+		}
+		addWrapped := func(k RowKind, text string) {
+			for _, l := range Wrap(text, o.Width, k == RowMono) {
+				add(k, l, nil)
+			}
+		}
+		if len(rows) > 0 {
+			add(RowGap, "", nil)
+		}
+		who := o.Name(e.From)
+		when := Clock(e.Time, o.Now, o.Loc)
+
+		// A state line is one row: who, when, the new state and the note.
+		if e.Type == "state" && len(e.Parts) == 1 {
+			s := when + "  " + who + " is now " + e.Parts[0].Title
+			if e.Parts[0].Text != "" {
+				s += " — " + e.Parts[0].Text
+			}
+			addWrapped(RowState, s)
+			continue
+		}
+
+		h := who + "  " + when
+		if e.Dir == "out" {
+			if e.Acked {
+				h += "  " + MarkAcked
+			} else {
+				h += "  " + MarkPending
+			}
+		}
+		if e.MirroredFrom != "" {
+			h += "  " + MarkMirror
+		}
+		if e.Re != "" {
+			h += "  (reply)"
+		}
+		add(RowHeader, truncate(h, o.Width), nil)
+		if e.Subject != "" {
+			addWrapped(RowTitle, "Subject: "+e.Subject)
+		}
+		for _, p := range e.Parts {
+			switch p.Kind {
+			case PartText:
+				addWrapped(RowText, p.Text)
+				continue
+			case PartBlob:
+				add(RowBlob, blobLabel(p.Blob), p.Blob)
+				continue
+			case PartNotice:
+				addWrapped(RowNotice, p.Title)
+				if p.Text != "" {
+					addWrapped(RowMono, p.Text)
+				}
+				continue
+			}
+			if p.Title != "" {
+				addWrapped(RowTitle, p.Title)
+			}
+			for _, f := range p.Fields {
+				addWrapped(RowField, f.Label+": "+f.Value)
+			}
+			if p.Text != "" {
+				if p.Mono {
+					addWrapped(RowMono, p.Text)
+				} else {
+					addWrapped(RowText, p.Text)
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// blobLabel is a blob row's text: name, size and mime type.
+func blobLabel(b *Blob) string {
+	if b == nil {
+		return ""
+	}
+	name := b.Name
+	if name == "" {
+		name = b.Ref
+	}
+	s := name + "  " + Size(b.Size)
+	if b.Mime != "" {
+		s += "  " + b.Mime
+	}
+	return s
+}
+
+// Wrap splits text into lines of at most width runes. Prose (mono false)
+// breaks at spaces where it can; monospace text keeps its spaces and
+// breaks hard. Tabs become four spaces. An empty text gives one empty line
+// so an empty part still shows.
+func Wrap(text string, width int, mono bool) []string {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\t", "    ")
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for utf8.RuneCountInString(line) > width {
+			cut := byteIndex(line, width)
+			if !mono {
+				if sp := strings.LastIndexByte(line[:cut+1], ' '); sp > 0 {
+					out = append(out, line[:sp])
+					line = line[sp+1:]
+					continue
+				}
+			}
+			out = append(out, line[:cut])
+			line = line[cut:]
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// byteIndex is the byte offset of rune n in s.
+func byteIndex(s string, n int) int {
+	i := 0
+	for j := range s {
+		if i == n {
+			return j
+		}
+		i++
+	}
+	return len(s)
+}
+
+// truncate cuts s to width runes with an ellipsis.
+func truncate(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	return s[:byteIndex(s, width-1)] + "…"
+}

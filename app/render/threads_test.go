@@ -1,0 +1,104 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+func threadsFixture() []peer.ThreadInfo {
+	return []peer.ThreadInfo{
+		{Th: "thr_a", Peer: alice, PeerName: "alice", Subject: "Port auth middleware", Updated: "2026-09-25T17:00:00Z", Unread: 2, Mine: "working", Theirs: "open"},
+		{Th: "thr_b", Peer: bob, Subject: "Release build", Updated: "2026-09-25T18:00:00Z", LastText: "artifacts uploaded"},
+		{Th: "thr_c", Peer: bob, Subject: "Flaky test", Updated: "2026-09-25T17:00:00Z", MirroredFrom: alice, Mirror: true},
+	}
+}
+
+func ths(ts []peer.ThreadInfo) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, t.Th)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestFilterAndSortThreads(t *testing.T) {
+	all := threadsFixture()
+	if got := ths(FilterThreads(all, "", nil)); got != "thr_b,thr_a,thr_c" {
+		t.Errorf("sorted = %s", got)
+	}
+	for q, want := range map[string]string{
+		"AUTH":           "thr_a",
+		"alice":          "thr_a",       // by peer name
+		"aaaaaaaa":       "thr_a,thr_c", // by key: alice's thread and the one she mirrors
+		"uploaded":       "thr_b",
+		"working":        "thr_a",
+		"flaky bbbb":     "thr_c",
+		"nothing-at-all": "",
+		"  ":             "thr_b,thr_a,thr_c",
+	} {
+		if got := ths(FilterThreads(all, q, nil)); got != want {
+			t.Errorf("filter %q = %q, want %q", q, got, want)
+		}
+	}
+	// With names, the sharer's name matches too.
+	names := func(k string) string { return map[string]string{alice: "alice", bob: "bob"}[k] }
+	if got := ths(FilterThreads(all, "alice", names)); got != "thr_a,thr_c" {
+		t.Errorf("filter alice with names = %q", got)
+	}
+	if ths(all) != "thr_a,thr_b,thr_c" {
+		t.Error("FilterThreads reordered its input")
+	}
+	if TotalUnread(all) != 2 {
+		t.Errorf("TotalUnread = %d", TotalUnread(all))
+	}
+}
+
+func TestDescribeThread(t *testing.T) {
+	all := threadsFixture()
+	r := DescribeThread(all[0], nil)
+	if r.Title != "Port auth middleware  (2)" || !r.Bold || r.Detail != "alice · me: working, them: open" {
+		t.Errorf("row a = %+v", r)
+	}
+	r = DescribeThread(all[2], func(k string) string { return map[string]string{alice: "alice", bob: "bob"}[k] })
+	if r.Bold || r.Detail != "bob · "+MarkMirror+" mirrored from alice · mirroring" {
+		t.Errorf("row c = %+v", r)
+	}
+	r = DescribeThread(peer.ThreadInfo{Peer: bob, Private: true, Withdrawn: true}, nil)
+	if r.Title != "(no subject)" || r.Detail != "BBBBBBBB · withdrawn · private" {
+		t.Errorf("row = %+v", r)
+	}
+}
+
+func TestDescribeApproval(t *testing.T) {
+	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "claude@box",
+		Caps: []string{"exec"}, Th: "thr_a", Reason: "run the tests", Deadline: "2026-09-25T18:05:00Z",
+		Detail: json.RawMessage(`{"cmd":["rm","-rf","build dir"],"cwd":"services/api"}`)}
+	a := DescribeApproval(req, bob)
+	if a.Title != "claude@box (AAAAAAAA) asks to run exec on this peer" {
+		t.Errorf("title = %q", a.Title)
+	}
+	want := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
+		{"command", `rm -rf "build dir"`}, {"cwd", "services/api"}, {"reason", "run the tests"}, {"answer before", "2026-09-25T18:05:00Z"}}
+	if !equalFields(a.Fields, want) {
+		t.Errorf("fields:\n%v\nwant\n%v", a.Fields, want)
+	}
+
+	fs := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"},
+		Detail: json.RawMessage(`{"path":"notes/todo.md","content":"hello","append":true}`)}, bob)
+	if !equalFields(fs.Fields[3:], []Field{{"path", "notes/todo.md"}, {"write", "append, 5 B"}}) {
+		t.Errorf("fs fields = %v", fs.Fields)
+	}
+
+	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC",
+		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 3600}, bob)
+	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {
+		t.Errorf("grant title = %q", gr.Title)
+	}
+	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer, AAAAAAAA"}, {"for", "CCCCCCCC"}, {"for how long", "1h0m0s"}}
+	if !equalFields(gr.Fields, wantG) {
+		t.Errorf("grant fields = %v\nwant %v", gr.Fields, wantG)
+	}
+}

@@ -1,0 +1,203 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/autostart"
+)
+
+// PresenceDetails are the choices of presence detail (NOTES.md §1).
+var PresenceDetails = []string{"full", "peers", "none"}
+
+// settingsWindow edits the node's settings (when it can change them
+// while running) and the app's own: notifications and start at login.
+type settingsWindow struct {
+	a *App
+	w fyne.Window
+
+	name, about    *widget.Entry
+	listen, hosts  *widget.Entry
+	presence       *widget.Select
+	notify, login  *widget.Check
+	identity, note *widget.Label
+	save           *widget.Button
+}
+
+func (a *App) showSettings() {
+	if a.settings == nil {
+		a.settings = newSettingsWindow(a)
+	}
+	a.settings.reload()
+	a.settings.w.Show()
+	a.settings.w.RequestFocus()
+}
+
+func newSettingsWindow(a *App) *settingsWindow {
+	s := &settingsWindow{a: a, w: a.fa.NewWindow("AWP: Settings")}
+	s.name = widget.NewEntry()
+	s.about = widget.NewEntry()
+	s.listen = widget.NewMultiLineEntry()
+	s.listen.SetMinRowsVisible(2)
+	s.hosts = widget.NewMultiLineEntry()
+	s.hosts.SetMinRowsVisible(2)
+	s.hosts.SetPlaceHolder("one key per line (ed25519:…)")
+	s.presence = widget.NewSelect(PresenceDetails, nil)
+	s.notify = widget.NewCheck("Show desktop notifications", func(on bool) {
+		if a.paused == !on {
+			return
+		}
+		a.setPaused(!on)
+	})
+	s.login = widget.NewCheck("Start AWP when I log in", s.setAutostart)
+	s.identity = widget.NewLabel("")
+	s.identity.Wrapping = fyne.TextWrapWord
+	s.note = widget.NewLabel("")
+	s.note.Wrapping = fyne.TextWrapWord
+	s.note.Importance = widget.LowImportance
+	s.save = widget.NewButton("Save", s.saveNode)
+	s.save.Importance = widget.HighImportance
+
+	form := widget.NewForm(
+		widget.NewFormItem("Name", s.name),
+		widget.NewFormItem("About", s.about),
+		widget.NewFormItem("Listen", s.listen),
+		widget.NewFormItem("Presence", s.presence),
+		widget.NewFormItem("Mirror to", s.hosts),
+		widget.NewFormItem("Notifications", s.notify),
+		widget.NewFormItem("Login", s.login),
+		widget.NewFormItem("Identity", s.identity),
+	)
+	s.w.SetContent(container.NewBorder(nil, container.NewBorder(nil, nil, nil, s.save, s.note), nil, nil, container.NewVScroll(form)))
+	s.w.Resize(fyne.NewSize(620, 520))
+	s.w.SetCloseIntercept(s.w.Hide)
+	return s
+}
+
+// autostartDir is where the login entry goes.
+func (a *App) autostartDir() (string, error) {
+	if a.opt.AutostartDir != "" {
+		return a.opt.AutostartDir, nil
+	}
+	return autostart.Dir()
+}
+
+// reload fills the form from the node and the app. UI goroutine.
+func (s *settingsWindow) reload() {
+	a := s.a
+	be := a.backend()
+	s.notify.SetChecked(!a.paused)
+	s.identity.SetText("Your key is kept " + a.identityPlace() + ".")
+	if dir, err := a.autostartDir(); err == nil {
+		s.login.OnChanged = nil
+		s.login.SetChecked(autostart.Enabled(dir))
+		s.login.OnChanged = s.setAutostart
+	}
+
+	listen := a.opt.Listen
+	if be != nil && len(be.ListenAddrs()) > 0 {
+		listen = be.ListenAddrs()
+	}
+	ns := NodeSettings{Listen: listen, Presence: "full"}
+	if be != nil {
+		ns.Name = be.Name()
+	}
+	sb, editable := be.(SettingsBackend)
+	if editable {
+		ns = sb.NodeSettings()
+		if len(ns.Listen) == 0 {
+			ns.Listen = listen
+		}
+	}
+	s.name.SetText(ns.Name)
+	s.about.SetText(ns.About)
+	s.listen.SetText(strings.Join(ns.Listen, "\n"))
+	s.presence.SetSelected(ns.Presence)
+	s.hosts.SetText(strings.Join(ns.MirrorHosts, "\n"))
+	for _, w := range []fyne.Disableable{s.name, s.about, s.listen, s.presence, s.hosts, s.save} {
+		if editable {
+			w.Enable()
+		} else {
+			w.Disable()
+		}
+	}
+	switch {
+	case be == nil:
+		s.note.SetText("The peer is not running yet.")
+	case !editable:
+		s.note.SetText("This peer's settings come from its start flags (--listen…); they cannot change while it runs.")
+	default:
+		s.note.SetText("")
+	}
+}
+
+// lines splits a multi-line entry into trimmed, non-empty lines.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (s *settingsWindow) saveNode() {
+	sb, ok := s.a.backend().(SettingsBackend)
+	if !ok {
+		return
+	}
+	ns := NodeSettings{
+		Name: strings.TrimSpace(s.name.Text), About: strings.TrimSpace(s.about.Text),
+		Listen: lines(s.listen.Text), Presence: s.presence.Selected, MirrorHosts: lines(s.hosts.Text),
+	}
+	s.save.Disable()
+	s.a.background(func() {
+		ctx, cancel := context.WithTimeout(s.a.ctx, sendTimeout)
+		defer cancel()
+		err := sb.SetNodeSettings(ctx, ns)
+		fyne.Do(func() {
+			s.save.Enable()
+			if err != nil {
+				dialog.ShowError(err, s.w)
+				return
+			}
+			s.note.SetText("Saved.")
+		})
+	})
+}
+
+// setAutostart writes or removes the login entry off the UI goroutine.
+func (s *settingsWindow) setAutostart(on bool) {
+	a := s.a
+	dir, err := a.autostartDir()
+	if err != nil {
+		dialog.ShowError(err, s.w)
+		return
+	}
+	e := autostart.Entry{Name: "AWP", Comment: "Agent Wire Protocol tray", Exec: a.opt.Exec, Args: a.opt.ExecArgs, Icon: "dev.awp.tray"}
+	a.background(func() {
+		var err error
+		if on {
+			err = autostart.Enable(dir, e)
+		} else {
+			err = autostart.Disable(dir)
+		}
+		if err != nil {
+			a.log.Error("autostart", "on", on, "err", err)
+			fyne.Do(func() {
+				dialog.ShowError(err, s.w)
+				s.login.OnChanged = nil
+				s.login.SetChecked(autostart.Enabled(dir))
+				s.login.OnChanged = s.setAutostart
+			})
+			return
+		}
+		a.log.Info("autostart", "on", on, "dir", dir)
+	})
+}

@@ -1,0 +1,368 @@
+//go:build smoke
+
+package smoketest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
+)
+
+// moduleRoot is the module's root, from this package's directory.
+const moduleRoot = "../.."
+
+// need skips the test when a tool is missing.
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	trayBin   string
+	awpBin    string
+	buildErr  error
+)
+
+// binaries builds awp-tray (cgo, Fyne) and awp (CGO_ENABLED=0) once, or
+// takes them from $AWP_TRAY_BIN and $AWP_BIN.
+func binaries(t *testing.T) (tray, awp string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "awp-smoke-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		trayBin, awpBin = os.Getenv("AWP_TRAY_BIN"), os.Getenv("AWP_BIN")
+		if trayBin == "" {
+			trayBin = filepath.Join(dir, "awp-tray")
+			cmd := exec.Command("go", "build", "-o", trayBin, ".")
+			cmd.Dir = moduleRoot
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("build awp-tray: %v\n%s", err, out)
+				return
+			}
+		}
+		if awpBin == "" {
+			awpBin = filepath.Join(dir, "awp")
+			cmd := exec.Command("go", "build", "-o", awpBin, "./cmd/awp")
+			cmd.Dir = moduleRoot
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("build awp: %v\n%s", err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return trayBin, awpBin
+}
+
+// deadline is the context every wait of a test shares: a broken run
+// fails instead of hanging. No assertion depends on how fast anything is.
+func deadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startXvfb starts a virtual display on a free display number and
+// returns its DISPLAY. (Xvfb's -displayfd proved unreliable here, so the
+// number is picked by its lock file and the server is probed.)
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	for n := 90 + os.Getpid()%50; n < 300; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		display := fmt.Sprintf(":%d", n)
+		xlog := &syncBuffer{}
+		cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		cmd.Stdout, cmd.Stderr = xlog, xlog
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		up := until(ctx, "Xvfb on "+display, func() bool {
+			select {
+			case <-exited:
+				cancel() // it died (display taken meanwhile): try the next
+				return false
+			default:
+			}
+			c := exec.Command("xdotool", "getdisplaygeometry")
+			c.Env = append(os.Environ(), "DISPLAY="+display)
+			return c.Run() == nil
+		})
+		cancel()
+		if up != nil {
+			cmd.Process.Kill()
+			<-exited
+			t.Logf("Xvfb %s did not come up: %v\n%s", display, up, xlog.String())
+			continue
+		}
+		// SIGTERM lets Xvfb remove its lock and socket for the next one.
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			<-exited
+			if t.Failed() {
+				t.Logf("Xvfb %s output:\n%s", display, xlog.String())
+			}
+		})
+		return display
+	}
+	t.Fatal("no free X display")
+	return ""
+}
+
+// startBus starts a private session bus.
+func startBus(t *testing.T) string {
+	t.Helper()
+	bus, err := watchertest.StartBus(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bus.Close() })
+	return bus.Address
+}
+
+// tray is a running awp-tray process.
+type tray struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	done   chan struct{}
+	err    error
+	data   string
+	env    []string
+	exited bool
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// env is the environment of a tray run: a fresh HOME and config dir, the
+// display, and the bus ("" for none at all).
+func env(t *testing.T, display, bus string) []string {
+	home := t.TempDir()
+	e := []string{
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_RUNTIME_DIR=" + t.TempDir(), "DISPLAY=" + display, "LANG=en_US.UTF-8",
+		"PATH=" + os.Getenv("PATH"), "AWP_KEYRING=file",
+	}
+	if bus != "" {
+		e = append(e, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	}
+	return e
+}
+
+// startTray runs awp-tray with args in env.
+func startTray(t *testing.T, bin string, env []string, args ...string) *tray {
+	t.Helper()
+	tr := &tray{t: t, out: &syncBuffer{}, done: make(chan struct{}), env: env}
+	tr.cmd = exec.Command(bin, args...)
+	tr.cmd.Env = env
+	tr.cmd.Stdout, tr.cmd.Stderr = tr.out, tr.out
+	if err := tr.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { tr.err = tr.cmd.Wait(); close(tr.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-tr.done:
+		default:
+			tr.cmd.Process.Kill()
+			<-tr.done
+		}
+		if t.Failed() {
+			t.Logf("awp-tray output:\n%s", tr.out.String())
+		}
+	})
+	return tr
+}
+
+// wait waits for the process to end and returns its error.
+func (tr *tray) wait(ctx context.Context) error {
+	select {
+	case <-tr.done:
+		return tr.err
+	case <-ctx.Done():
+		return fmt.Errorf("awp-tray still running: %w", ctx.Err())
+	}
+}
+
+// until polls cond (every 200ms) until it holds or ctx ends.
+func until(ctx context.Context, what string, cond func() bool) error {
+	for {
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// visibleWindow reports whether a visible window named name exists.
+func visibleWindow(display, name string) bool {
+	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+name+"$")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.Output()
+	return err == nil && len(bytes.TrimSpace(out)) > 0
+}
+
+// screenshot saves the whole display under build/screenshots/ once
+// something is drawn on it: the empty root and a mapped but unpainted
+// window are flat black, a painted window has text in many colors.
+func screenshot(ctx context.Context, t *testing.T, display, name string) {
+	t.Helper()
+	dir := filepath.Join(moduleRoot, "build", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	var colors int
+	err := until(ctx, "a painted window", func() bool {
+		cmd := exec.Command("import", "-window", "root", p)
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("import: %v %s", err, out)
+			return false
+		}
+		out, err := exec.Command("identify", "-format", "%k", p).Output()
+		if err != nil {
+			return false
+		}
+		colors, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+		return colors > 16
+	})
+	if err != nil {
+		t.Fatalf("screenshot %s: %v (%d colors)", p, err, colors)
+	}
+	abs, _ := filepath.Abs(p)
+	t.Logf("screenshot: %s (%d colors)", abs, colors)
+}
+
+// menuItem is one dbusmenu item.
+type menuItem struct {
+	ID       int32
+	Label    string
+	Enabled  bool
+	Children []menuItem
+}
+
+// readMenu calls com.canonical.dbusmenu.GetLayout on the item's menu.
+func readMenu(conn *dbus.Conn, busName string, path dbus.ObjectPath) ([]menuItem, error) {
+	var rev uint32
+	var root []any
+	call := conn.Object(busName, path).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+	if call.Err != nil {
+		return nil, call.Err
+	}
+	if len(call.Body) != 2 {
+		return nil, errors.New("GetLayout: unexpected reply")
+	}
+	rev, _ = call.Body[0].(uint32)
+	_ = rev
+	root, ok := call.Body[1].([]any)
+	if !ok {
+		return nil, fmt.Errorf("GetLayout: layout is %T", call.Body[1])
+	}
+	it, err := parseItem(root)
+	return it.Children, err
+}
+
+func parseItem(v []any) (menuItem, error) {
+	var it menuItem
+	if len(v) != 3 {
+		return it, fmt.Errorf("menu item has %d fields", len(v))
+	}
+	it.ID, _ = v[0].(int32)
+	props, _ := v[1].(map[string]dbus.Variant)
+	it.Enabled = true
+	if l, ok := props["label"]; ok {
+		it.Label, _ = l.Value().(string)
+	}
+	if e, ok := props["enabled"]; ok {
+		it.Enabled, _ = e.Value().(bool)
+	}
+	kids, _ := v[2].([]dbus.Variant)
+	for _, k := range kids {
+		kv, ok := k.Value().([]any)
+		if !ok {
+			continue
+		}
+		c, err := parseItem(kv)
+		if err != nil {
+			return it, err
+		}
+		it.Children = append(it.Children, c)
+	}
+	return it, nil
+}
+
+// find returns the item whose label starts with prefix.
+func find(items []menuItem, prefix string) (menuItem, bool) {
+	for _, it := range items {
+		if strings.HasPrefix(it.Label, prefix) {
+			return it, true
+		}
+	}
+	return menuItem{}, false
+}
+
+// click sends the dbusmenu "clicked" event to an item.
+func click(conn *dbus.Conn, busName string, path dbus.ObjectPath, id int32) error {
+	return conn.Object(busName, path).Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(""), uint32(0)).Err
+}
+
+// labels lists item labels for messages.
+func labels(items []menuItem) string {
+	var s []string
+	for _, it := range items {
+		s = append(s, fmt.Sprintf("%q", it.Label))
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,147 @@
+//go:build smoke
+
+package smoketest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
+)
+
+// TestTrayMenu starts the tray with a tray host, reads its menu over
+// dbusmenu, opens Threads from it, checks a second launch and the awp
+// command line against the tray's peer, and quits from the menu.
+func TestTrayMenu(t *testing.T) {
+	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
+	trayBin, awpBin := binaries(t)
+	ctx := deadline(t)
+	display := startXvfb(t)
+	bus := startBus(t)
+	w, err := watchertest.Start(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	e := env(t, display, bus)
+	data := filepath.Join(t.TempDir(), "data")
+	tr := startTray(t, trayBin, e, "--data", data, "--listen", "tcp://127.0.0.1:0")
+
+	item, err := w.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("the tray never registered with the watcher: %v\n%s", err, tr.out.String())
+	}
+	t.Logf("tray item: %+v", item)
+	conn := w.Conn()
+	menuPath := dbus.ObjectPath("/StatusNotifierMenu")
+	if v, err := conn.Object(item.Bus, item.Path).GetProperty("org.kde.StatusNotifierItem.Menu"); err == nil {
+		if p, ok := v.Value().(dbus.ObjectPath); ok {
+			menuPath = p
+		}
+	}
+
+	// Wait for the node to boot: the status line leaves "starting…".
+	var items []menuItem
+	err = until(ctx, "the status line to show the node running", func() bool {
+		items, err = readMenu(conn, item.Bus, menuPath)
+		if err != nil || len(items) == 0 {
+			return false
+		}
+		return strings.HasPrefix(items[0].Label, "AWP: offline")
+	})
+	if err != nil {
+		t.Fatalf("%v; menu: %s", err, labels(items))
+	}
+	for _, want := range []string{"Threads", "Presence", "Approvals", "Copy my invite", "Add peer…", "Pause notifications", "Settings", "Quit"} {
+		if _, ok := find(items, want); !ok {
+			t.Errorf("menu lacks %q: %s", want, labels(items))
+		}
+	}
+	if items[0].Enabled {
+		t.Errorf("status line %q is clickable", items[0].Label)
+	}
+	if visibleWindow(display, "AWP") {
+		t.Error("the main window is shown at start although a tray exists")
+	}
+
+	threads, _ := find(items, "Threads")
+	if err := click(conn, item.Bus, menuPath, threads.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := until(ctx, "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(ctx, t, display, "tray-threads.png")
+
+	// The awp command line works against the tray's peer.
+	out, err := exec.CommandContext(ctx, awpBin, "threads", "--data", data, "--json").Output()
+	if err != nil {
+		t.Fatalf("awp threads against the tray: %v", err)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Errorf("awp threads --json printed %q: %v", out, err)
+	}
+
+	// A second launch asks the first to show its window and exits 0.
+	second := startTray(t, trayBin, e, "--data", data)
+	if err := second.wait(ctx); err != nil {
+		t.Errorf("second launch: %v\n%s", err, second.out.String())
+	}
+	if !strings.Contains(tr.out.String(), "another launch asked to show the window") {
+		t.Errorf("the first instance was not asked to show its window")
+	}
+
+	quit, _ := find(items, "Quit")
+	if err := click(conn, item.Bus, menuPath, quit.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.wait(ctx); err != nil {
+		t.Errorf("quit from the menu: %v", err)
+	}
+	if strings.Contains(tr.out.String(), "panic:") {
+		t.Errorf("panic in the output:\n%s", tr.out.String())
+	}
+}
+
+// TestNoTrayHost covers a session bus without a tray host and no session
+// bus at all: the app says so, shows its main window, and shuts down
+// cleanly on SIGTERM without the systray panic.
+func TestNoTrayHost(t *testing.T) {
+	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
+	trayBin, _ := binaries(t)
+	display := startXvfb(t)
+	for _, tc := range []struct {
+		name, bus, reason string
+	}{
+		{"bus without watcher", startBus(t), "no system tray host"},
+		{"no session bus", "", "no D-Bus session bus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := deadline(t)
+			tr := startTray(t, trayBin, env(t, display, tc.bus), "--data", filepath.Join(t.TempDir(), "data"))
+			if err := until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+				t.Fatal(err)
+			}
+			if err := until(ctx, "the reason in the log", func() bool { return strings.Contains(tr.out.String(), tc.reason) }); err != nil {
+				t.Error(err)
+			}
+			screenshot(ctx, t, display, "no-tray-"+strings.ReplaceAll(tc.name, " ", "-")+".png")
+			if err := tr.cmd.Process.Signal(sigterm); err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.wait(ctx); err != nil {
+				t.Errorf("exit after SIGTERM: %v", err)
+			}
+			if strings.Contains(tr.out.String(), "panic:") {
+				t.Errorf("panic in the output:\n%s", tr.out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,267 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+func TestApprovalPromptAndDecide(t *testing.T) {
+	f := newFakeNode()
+	a, _ := newTestApp(t, f)
+	req := peer.ApprovalRequest{ID: "ap7", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: "claude@box",
+		Caps: []string{"exec"}, Th: "thr_a", Reason: "run the tests",
+		Detail: json.RawMessage(`{"cmd":["make","test"],"cwd":"services/api"}`)}
+	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
+	a.handle(peer.Event{Type: peer.EventApproval, Approval: &req})
+
+	w := a.approvals
+	if w == nil || w.cur != "ap7" || !w.detail.Visible() {
+		t.Fatalf("prompt not shown: %+v", w)
+	}
+	// The prompt shows who, what, where and the exact command.
+	var shown []string
+	for _, it := range w.fields.Items {
+		shown = append(shown, it.Text+"="+it.Widget.(*widget.Label).Text)
+	}
+	got := strings.Join(shown, "\n")
+	for _, want := range []string{"who=" + aliceKey.String(), "capability=exec", "on=this peer", "command=make test", "cwd=services/api", "reason=run the tests"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(w.title.Text, "claude@box") {
+		t.Errorf("title = %q", w.title.Text)
+	}
+
+	test.Tap(w.hour)
+	a.Wait()
+	f.with(func() {
+		d, ok := f.decided["ap7"]
+		if !ok || !d.Allow || d.For != AllowFor || d.By != "user" {
+			t.Errorf("decision = %+v, %v", d, ok)
+		}
+	})
+	// Decided and refreshed: nothing is waiting any more.
+	if w.cur != "" || !w.empty.Visible() {
+		t.Errorf("after deciding: cur=%q", w.cur)
+	}
+}
+
+func TestApprovalDeny(t *testing.T) {
+	f := newFakeNode()
+	a, _ := newTestApp(t, f)
+	req := peer.ApprovalRequest{ID: "ap8", Kind: peer.ApprovalGrantRequest, From: bobKey.String(), Caps: []string{"fs:read"}}
+	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
+	a.promptApproval(req)
+	if a.approvals.once.Text != "Grant once" {
+		t.Errorf("grant request button = %q", a.approvals.once.Text)
+	}
+	test.Tap(a.approvals.deny)
+	a.Wait()
+	f.with(func() {
+		if d := f.decided["ap8"]; d.Allow {
+			t.Errorf("deny sent %+v", d)
+		}
+	})
+}
+
+func TestPresenceWindow(t *testing.T) {
+	f := newFakeNode()
+	f.peers = []peer.PeerInfo{
+		{Key: aliceKey.String(), Name: "alice", Up: true, RTTms: 12, Trusted: true},
+		{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey.String()},
+	}
+	f.dialKey["tcp://10.0.0.2:7000"] = bobKey
+	a, _ := newTestApp(t, f)
+	a.showPresence()
+	a.Wait()
+	p := a.presence
+	if p.list.Length() != 2 {
+		t.Fatalf("%d peers shown", p.list.Length())
+	}
+	title, detail := PeerLine(f.peers[0])
+	if !strings.HasPrefix(title, "alice  ") || detail != "● up, 12 ms · trusted" {
+		t.Errorf("alice: %q / %q", title, detail)
+	}
+	_, detail = PeerLine(f.peers[1])
+	if !strings.HasPrefix(detail, "○ down · introduced by ") {
+		t.Errorf("bob: %q", detail)
+	}
+
+	row := p.list.CreateItem()
+	p.list.UpdateItem(1, row)
+	btns := row.(*fyne.Container).Objects[1].(*fyne.Container)
+	trust, conn := btns.Objects[0].(*widget.Button), btns.Objects[1].(*widget.Button)
+	if trust.Text != "Trust" || conn.Disabled() {
+		t.Errorf("bob's buttons: %q, connect disabled %v", trust.Text, conn.Disabled())
+	}
+	test.Tap(trust)
+	a.Wait()
+	test.Tap(conn)
+	a.Wait()
+	f.with(func() {
+		if v, ok := f.trusted[bobKey.String()]; !ok || !v {
+			t.Errorf("trust calls = %v", f.trusted)
+		}
+		if len(f.dialed) != 1 || f.dialed[0] != "tcp://10.0.0.2:7000" {
+			t.Errorf("dialed = %v", f.dialed)
+		}
+	})
+	if !strings.Contains(a.main.notice.Text, "Connected to") {
+		t.Errorf("notice = %q", a.main.notice.Text)
+	}
+	if !strings.Contains(p.me.Text, meKey.String()) {
+		t.Errorf("me = %q", p.me.Text)
+	}
+}
+
+func TestSettingsAutostart(t *testing.T) {
+	f := newFakeNode()
+	a, _ := newTestApp(t, f)
+	a.opt.ExecArgs = []string{"--data", "/home/me/awp"}
+	a.showSettings()
+	s := a.settings
+	if s.listen.Text != "tcp://127.0.0.1:7100" || s.name.Text != "me@test" {
+		t.Errorf("listen %q name %q", s.listen.Text, s.name.Text)
+	}
+	if !s.name.Disabled() || !strings.Contains(s.note.Text, "start flags") {
+		t.Errorf("node settings editable without node support (note %q)", s.note.Text)
+	}
+	if !strings.Contains(s.identity.Text, "OS keyring") {
+		t.Errorf("identity = %q", s.identity.Text)
+	}
+	test.Tap(s.login)
+	a.Wait()
+	b, err := os.ReadFile(filepath.Join(a.opt.AutostartDir, autostart.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Exec=/usr/bin/awp-tray --data /home/me/awp\n") {
+		t.Errorf("autostart entry:\n%s", b)
+	}
+	test.Tap(s.login)
+	a.Wait()
+	if autostart.Enabled(a.opt.AutostartDir) {
+		t.Error("unchecking did not remove the entry")
+	}
+	// Notifications off in Settings pauses them.
+	test.Tap(s.notify)
+	if !a.Paused() {
+		t.Error("unchecking notifications did not pause")
+	}
+}
+
+func TestInviteRoundTrip(t *testing.T) {
+	c := Card{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}}
+	s := MakeInvite(c)
+	if !strings.HasPrefix(s, "awp:") || strings.ContainsAny(s, "+/=") {
+		t.Errorf("invite %q", s)
+	}
+	got, err := ParseInvite("  " + s + "\n")
+	if err != nil || got.Key != c.Key || got.Name != "bob" || len(got.Listen) != 1 {
+		t.Errorf("ParseInvite = %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "tcp://x", "awp:!!!", "awp:" + "e30"} { // e30 = {}
+		if _, err := ParseInvite(bad); !errors.Is(err, ErrBadInvite) {
+			t.Errorf("ParseInvite(%q) = %v", bad, err)
+		}
+	}
+	// My invite without node support is built from key, name and addresses.
+	mine, _ := invite(newFakeNode())
+	card, err := ParseInvite(mine)
+	if err != nil || card.Key != meKey.String() || card.Name != "me@test" || card.Listen[0] != "tcp://127.0.0.1:7100" {
+		t.Errorf("my invite = %+v, %v", card, err)
+	}
+}
+
+func TestAddPeer(t *testing.T) {
+	f := newFakeNode()
+	f.dialKey["tcp://10.0.0.3:7000"] = bobKey
+	f.dialKey["tcp://10.0.0.9:7000"] = aliceKey
+	ctx := context.Background()
+	inv := MakeInvite(Card{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000", "tcp://10.0.0.3:7000"}})
+	k, err := addPeer(ctx, f, inv)
+	if err != nil || k != bobKey {
+		t.Errorf("addPeer(invite) = %v, %v", k, err)
+	}
+	if fmt.Sprint(f.dialed) != "[tcp://10.0.0.2:7000 tcp://10.0.0.3:7000]" {
+		t.Errorf("dialed %v", f.dialed)
+	}
+	// The address answers with another key: refused.
+	wrong := MakeInvite(Card{Key: bobKey.String(), Listen: []string{"tcp://10.0.0.9:7000"}})
+	if _, err := addPeer(ctx, f, wrong); err == nil || !strings.Contains(err.Error(), "not the invite's") {
+		t.Errorf("mismatched key: %v", err)
+	}
+	if k, err := addPeer(ctx, f, "tcp://10.0.0.3:7000"); err != nil || k != bobKey {
+		t.Errorf("addPeer(address) = %v, %v", k, err)
+	}
+	if _, err := addPeer(ctx, f, "hello"); !errors.Is(err, ErrBadInvite) {
+		t.Errorf("addPeer(garbage) = %v", err)
+	}
+}
+
+// findButton finds a button by its text in o's tree.
+func findButton(o fyne.CanvasObject, text string) *widget.Button {
+	for _, x := range test.LaidOutObjects(o) {
+		if b, ok := x.(*widget.Button); ok && b.Text == text {
+			return b
+		}
+	}
+	return nil
+}
+
+func TestBootKeyringFailureOffersFile(t *testing.T) {
+	fa := test.NewTempApp(t)
+	var calls atomic.Int32
+	var gotFile atomic.Bool
+	f := newFakeNode()
+	close(f.events)
+	a := New(fa, Options{DataDir: "/home/me/awp", Tray: &fakeTray{}, Boot: func(ctx context.Context, fileKey bool) (Backend, error) {
+		calls.Add(1)
+		if !fileKey {
+			return nil, fmt.Errorf("%w: %w", ErrKeyring, errors.New("keystore: the OS keyring is locked"))
+		}
+		gotFile.Store(true)
+		return f, nil
+	}})
+	defer a.Close()
+	a.SetupTray()
+	a.Boot()
+	a.Wait()
+	if calls.Load() != 1 {
+		t.Fatalf("boot calls = %d", calls.Load())
+	}
+	top := a.main.w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog after a keyring failure")
+	}
+	keep := findButton(top, "Keep the key in a file")
+	if keep == nil {
+		t.Fatal("dialog has no 'Keep the key in a file' button")
+	}
+	test.Tap(keep)
+	a.Wait()
+	if calls.Load() != 2 || !gotFile.Load() {
+		t.Errorf("after choosing the file: boot calls %d, file %v", calls.Load(), gotFile.Load())
+	}
+	if a.backend() != f {
+		t.Error("node not attached after the second boot")
+	}
+	if !strings.Contains(a.identityPlace(), "/home/me/awp/identity.key") {
+		t.Errorf("identity place = %q", a.identityPlace())
+	}
+}
