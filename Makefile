@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-long bench fuzz package smoke awp tray deps-run deps-test vet fmt-check clean
+.PHONY: all run run-headless test test-long bench fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
 
 all: awp tray
 
@@ -40,6 +40,7 @@ fmt-check:
 
 test: deps-test fmt-check vet
 	$(GO) test $(TESTFLAGS) ./...
+	scripts/app/smoke.sh
 
 # Long crash tests: random kill points, at least 20 iterations.
 test-long: deps-test awp
@@ -59,11 +60,14 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-smoke: deps-test tray awp
-	$(GO) test -tags smoke -count=1 -v ./app/smoketest/...
+smoke: deps-test
+	scripts/app/smoke.sh
+
+icons:
+	$(GO) generate ./assets
 
 package: deps-run
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.0 package -os linux -release
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release
 
 clean:
 	rm -rf $(BUILD)
