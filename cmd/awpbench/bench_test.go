@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 func TestQuickRun(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := benchMain([]string{"-quick", "-n", "300", "-resume", "300", "-blob-mib", "2", "-handshakes", "10",
-		"-json-lines", "5000", "-tcp-mib", "16", "-fsync-time", "50ms", "-timeout", "2m", "-dir", t.TempDir()}, &out, &errb)
+		"-json-lines", "5000", "-tcp-mib", "16", "-fsync-time", "50ms", "-timeout", "2m",
+		"-tunnel-n", "200", "-tunnel-blob-mib", "1", "-tunnel-raw-mib", "8", "-dir", t.TempDir()}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
@@ -33,7 +34,9 @@ func TestQuickRun(t *testing.T) {
 		t.Fatalf("last line is not a JSON object: %v\n%s", err, out.String())
 	}
 	for _, f := range []string{"msgs_per_s", "msgs_limit", "msgs_ratio", "resume_100k_s", "blob_mb_s", "blob_limit_mb_s",
-		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s"} {
+		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
+		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
+		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
 			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)
@@ -54,11 +57,21 @@ func TestOnlyFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.only["handshake"] || !o.only["msgs"] || o.only["blob"] || o.only["resume"] {
+	if !o.only["handshake"] || !o.only["msgs"] || o.only["blob"] || o.only["resume"] || o.only["wg"] || o.only["tailcat"] {
 		t.Fatalf("only = %v", o.only)
 	}
 	if o.n != 2000 {
 		t.Fatalf("-quick n = %d, want 2000", o.n)
+	}
+	if o.tunnelN != 500 || o.tunnelBlobMiB != 4 {
+		t.Fatalf("-quick tunnel-n = %d, tunnel-blob-mib = %d, want 500, 4", o.tunnelN, o.tunnelBlobMiB)
+	}
+	o, err = parseOptions([]string{"-only", "wg,tailcat"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.only["wg"] || !o.only["tailcat"] || o.only["msgs"] || o.tunnelN != 5000 || o.tunnelBlobMiB != 32 {
+		t.Fatalf("only = %v, tunnel-n %d, tunnel-blob-mib %d", o.only, o.tunnelN, o.tunnelBlobMiB)
 	}
 	if _, err := parseOptions([]string{"-only", "nope"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("-only nope accepted")

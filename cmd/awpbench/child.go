@@ -17,8 +17,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"tailscale.com/tailcfg"
+
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -62,6 +65,9 @@ func childMain(args []string) int {
 	blob := fs.String("blob", "", "sender: file to send as a blob")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
 	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
+	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
+	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
+	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -87,7 +93,8 @@ func childMain(args []string) int {
 		}()
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
-		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin)}
+		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin),
+		listen: *listen, trust: *trust, derpMap: *derpMap}
 	if err := c.run(); err != nil {
 		emit(childMsg{Event: "error", Err: err.Error()})
 		return 1
@@ -97,6 +104,7 @@ func childMain(args []string) int {
 
 type child struct {
 	role, mode, data, keyFile, peerKey, addr, blob string
+	listen, trust, derpMap                         string
 	n, workers                                     int
 	nosync                                         bool
 	emit                                           func(childMsg)
@@ -127,7 +135,21 @@ func (c *child) run() error {
 	}
 	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync}
 	if c.role == "receiver" {
-		cfg.Listen = []string{"tcp://127.0.0.1:0"}
+		cfg.Listen = []string{c.listen}
+		if c.trust != "" {
+			cfg.Trust = []string{c.trust} // applied before the listeners start
+		}
+	}
+	if c.derpMap != "" {
+		b, err := os.ReadFile(c.derpMap)
+		if err != nil {
+			return err
+		}
+		var dm tailcfg.DERPMap
+		if err := json.Unmarshal(b, &dm); err != nil {
+			return fmt.Errorf("derp map: %w", err)
+		}
+		cfg.Tailcat = transport.TailcatOptions{DERPMap: &dm}
 	}
 	nd, err := peer.New(cfg)
 	if err != nil {
@@ -208,10 +230,11 @@ func (c *child) sender() error {
 	ctx := context.Background()
 	switch c.mode {
 	case "msgs":
+		t0 := time.Now()
 		if err := c.connect(ctx, c.addr); err != nil {
 			return err
 		}
-		c.emit(childMsg{Event: "connected"})
+		c.emit(childMsg{Event: "connected", ConnectS: time.Since(t0).Seconds()})
 		start := time.Now()
 		th, err := c.sendMany(ctx)
 		if err != nil {
@@ -244,10 +267,11 @@ func (c *child) sender() error {
 		}
 		c.emit(childMsg{Event: "result", N: c.n, ConnectS: connected.Seconds(), AckedS: time.Since(t0).Seconds()})
 	case "blob":
+		t0 := time.Now()
 		if err := c.connect(ctx, c.addr); err != nil {
 			return err
 		}
-		c.emit(childMsg{Event: "connected"})
+		c.emit(childMsg{Event: "connected", ConnectS: time.Since(t0).Seconds()})
 		start := time.Now()
 		if _, err := c.node.Send(ctx, peer.SendRequest{To: c.peerKey, Subject: "blob",
 			Blobs: []peer.BlobFile{{Path: c.blob}}}); err != nil {
@@ -263,7 +287,7 @@ func (c *child) sender() error {
 }
 
 func (c *child) connect(ctx context.Context, addr string) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // tailcat on a loaded host can take a while
 	defer cancel()
 	k, err := c.node.Connect(ctx, addr)
 	if err != nil {

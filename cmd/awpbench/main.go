@@ -7,7 +7,13 @@
 //     until all are acked;
 //  3. blob throughput, sha256 checked and durable (limit: raw loopback TCP);
 //  4. handshake latency, connect to both resumes exchanged;
-//  5. peak RSS of each node during 1 and 3.
+//  5. peak RSS of each node during 1 and 3;
+//  6. the WireGuard binding (wg://): msgs/s and blob MB/s between two nodes
+//     over wg on 127.0.0.1 (limit: raw TCP through two wireguard-go
+//     netstacks, two transport Managers in this process);
+//  7. the tailcat binding: the same over tailcat with an in-process DERP
+//     relay and STUN server on 127.0.0.1 (limit: a raw tailcat stream);
+//     6 and 7 stand beside the same workload over tcp:// at the same sizes.
 //
 // It prints human-readable lines and, as its last line, one JSON object.
 // Each node runs in a child process: awpbench re-executes itself with the
@@ -49,6 +55,7 @@ const (
 
 type options struct {
 	n, resume, blobMiB, workers, handshakes, jsonLines, tcpMiB int
+	tunnelN, tunnelBlobMiB, tunnelRawMiB                       int
 	fsyncDur                                                   time.Duration
 	timeout                                                    time.Duration
 	only                                                       map[string]bool
@@ -64,6 +71,8 @@ type results struct {
 	Quick     bool    `json:"quick,omitempty"`
 	NoSync    bool    `json:"nosync,omitempty"` // diagnosis run: nodes without fsync, not durable
 	FsyncPerS float64 `json:"fsync_per_s,omitempty"`
+	Load1     float64 `json:"load1,omitempty"`     // 1-minute load average at the start
+	Load1End  float64 `json:"load1_end,omitempty"` // and at the end
 
 	MsgsN            int     `json:"msgs_n,omitempty"`
 	MsgsPerS         float64 `json:"msgs_per_s,omitempty"`
@@ -95,6 +104,31 @@ type results struct {
 	RSSMsgsReceiverMB float64 `json:"rss_msgs_receiver_mb,omitempty"`
 	RSSBlobSenderMB   float64 `json:"rss_blob_sender_mb,omitempty"`
 	RSSBlobReceiverMB float64 `json:"rss_blob_receiver_mb,omitempty"`
+
+	// 6 and 7: the tunnel bindings, at -tunnel-n msgs and a -tunnel-blob-mib
+	// blob, beside tcp:// at the same sizes (tunnel_tcp_*).
+	TunnelN            int     `json:"tunnel_n,omitempty"`
+	TunnelBlobMiB      int     `json:"tunnel_blob_mib,omitempty"`
+	TunnelTCPMsgsPerS  float64 `json:"tunnel_tcp_msgs_per_s,omitempty"`
+	TunnelTCPBlobMBs   float64 `json:"tunnel_tcp_blob_mb_s,omitempty"`
+	TunnelTCPRawMBs    float64 `json:"tunnel_tcp_raw_mb_s,omitempty"` // raw loopback TCP, -tunnel-raw-mib
+	TunnelRawMiB       int     `json:"tunnel_raw_mib,omitempty"`
+	WGMsgsPerS         float64 `json:"wg_msgs_per_s,omitempty"`
+	WGBlobMBs          float64 `json:"wg_blob_mb_s,omitempty"`
+	WGBlobTransferMBs  float64 `json:"wg_blob_transfer_mb_s,omitempty"` // after staging
+	WGRawMBs           float64 `json:"wg_raw_mb_s,omitempty"`
+	WGBlobRatio        float64 `json:"wg_blob_ratio,omitempty"` // wg_blob_mb_s / wg_raw_mb_s
+	WGConnectMS        float64 `json:"wg_connect_ms,omitempty"` // sender's Connect in the msgs run
+	RSSWGSenderMB      float64 `json:"rss_wg_sender_mb,omitempty"`
+	RSSWGReceiverMB    float64 `json:"rss_wg_receiver_mb,omitempty"`
+	TailcatMsgsPerS    float64 `json:"tailcat_msgs_per_s,omitempty"`
+	TailcatBlobMBs     float64 `json:"tailcat_blob_mb_s,omitempty"`
+	TailcatBlobTransMB float64 `json:"tailcat_blob_transfer_mb_s,omitempty"`
+	TailcatRawMBs      float64 `json:"tailcat_raw_mb_s,omitempty"`
+	TailcatBlobRatio   float64 `json:"tailcat_blob_ratio,omitempty"` // tailcat_blob_mb_s / tailcat_raw_mb_s
+	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
+	RSSTailcatSenderMB float64 `json:"rss_tailcat_sender_mb,omitempty"`
+	RSSTailcatRecvMB   float64 `json:"rss_tailcat_receiver_mb,omitempty"`
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -108,11 +142,14 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.handshakes, "handshakes", 200, "handshakes to time (figure 4)")
 	fs.IntVar(&o.jsonLines, "json-lines", 200000, "lines for the JSON-over-TCP limit")
 	fs.IntVar(&o.tcpMiB, "tcp-mib", 1024, "MiB for the raw loopback TCP limit")
+	fs.IntVar(&o.tunnelN, "tunnel-n", 5000, "msgs to send per binding (wg, tailcat and their tcp baseline)")
+	fs.IntVar(&o.tunnelBlobMiB, "tunnel-blob-mib", 32, "blob size in MiB per binding (wg, tailcat and their tcp baseline)")
+	fs.IntVar(&o.tunnelRawMiB, "tunnel-raw-mib", 64, "MiB for the raw tunnel limits (wg, tailcat, loopback TCP)")
 	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
-	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake (default all)")
+	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
 	if err := fs.Parse(args); err != nil {
@@ -135,12 +172,15 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		def("handshakes", &o.handshakes, 20)
 		def("json-lines", &o.jsonLines, 20000)
 		def("tcp-mib", &o.tcpMiB, 64)
+		def("tunnel-n", &o.tunnelN, 500)
+		def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
+		def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
 		if !set["fsync-time"] {
 			o.fsyncDur = 200 * time.Millisecond
 		}
 	}
 	o.only = map[string]bool{}
-	all := []string{"msgs", "resume", "blob", "handshake"}
+	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat"}
 	if *only == "" {
 		for _, f := range all {
 			o.only[f] = true
@@ -161,7 +201,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		o.only[f] = true
 	}
 	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
-		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB} {
+		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB, "tunnel-n": o.tunnelN,
+		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB} {
 		if v <= 0 {
 			return nil, fmt.Errorf("-%s must be positive", name)
 		}
@@ -178,6 +219,9 @@ type bench struct {
 	res   results
 	procs []*proc
 	seq   int
+
+	tunnelBlob, tunnelSum string // the -tunnel-blob-mib file, made once
+	tcpBaseline           bool   // tunnel_tcp_* measured
 }
 
 func benchMain(args []string, stdout, stderr io.Writer) int {
@@ -225,7 +269,8 @@ func (b *bench) killAll() {
 func (b *bench) run() error {
 	r := &b.res
 	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync
-	b.printf("awpbench: %d CPUs (%s), %.1f GiB RAM, Go %s, temp dir %s", r.CPUs, r.CPUModel, r.MemGiB, runtime.Version(), b.tmp)
+	r.Load1 = load1()
+	b.printf("awpbench: %d CPUs (%s), %.1f GiB RAM, Go %s, temp dir %s, load average %.2f", r.CPUs, r.CPUModel, r.MemGiB, runtime.Version(), b.tmp, r.Load1)
 	if b.o.nosync {
 		b.printf("WARNING: -nosync: the nodes do not fsync; these figures are not durable and do not count against the goals")
 	}
@@ -245,7 +290,8 @@ func (b *bench) run() error {
 	steps := []struct {
 		name string
 		fn   func() error
-	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake}}
+	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake},
+		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}}
 	for _, s := range steps {
 		if !b.o.only[s.name] {
 			continue
@@ -261,6 +307,8 @@ func (b *bench) run() error {
 		b.printf("5. peak RSS (VmHWM): msgs sender %.1f MiB, receiver %.1f MiB; blob sender %.1f MiB, receiver %.1f MiB; max %.1f MiB",
 			r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB, r.RSSBlobSenderMB, r.RSSBlobReceiverMB, r.RSSMB)
 	}
+	r.Load1End = load1()
+	b.printf("load average at the end: %.2f", r.Load1End)
 	return nil
 }
 
@@ -277,14 +325,20 @@ func (b *bench) newKey() (key.PrivateKey, string, error) {
 
 // child starts a node child for phase and role.
 func (b *bench) child(phase, role string, args ...string) (*proc, error) {
-	args = append([]string{"--role", role, "--mode", phase, "--data", filepath.Join(b.tmp, phase+"-"+role)}, args...)
+	return b.taggedChild(phase, phase, role, args...)
+}
+
+// taggedChild starts a node child in mode for role; tag names its data
+// dir, profile and messages (e.g. "wg-msgs").
+func (b *bench) taggedChild(tag, phase, role string, args ...string) (*proc, error) {
+	args = append([]string{"--role", role, "--mode", phase, "--data", filepath.Join(b.tmp, tag+"-"+role)}, args...)
 	if b.o.nosync {
 		args = append(args, "--nosync")
 	}
 	if b.o.cpuprofile != "" {
-		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, phase+"-"+role+".pprof"))
+		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, tag+"-"+role+".pprof"))
 	}
-	p, err := startChild(b.self, phase+" "+role, args...)
+	p, err := startChild(b.self, tag+" "+role, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -314,40 +368,16 @@ func (b *bench) msgs() error {
 		return fmt.Errorf("json limit: %w", err)
 	}
 	b.printf("limit: %.0f JSON lines/s (encoding/json, %d lines, one loopback TCP conn, one process)", limit, o.jsonLines)
-	recv, ready, err := b.receiver("msgs")
-	if err != nil {
-		return err
-	}
-	_, kf, err := b.newKey()
-	if err != nil {
-		return err
-	}
-	send, err := b.child("msgs", "sender", "--key", kf, "--peer", ready.Key, "--addr", ready.Addr,
-		"--n", strconv.Itoa(o.n), "--workers", strconv.Itoa(o.workers))
-	if err != nil {
-		return err
-	}
-	if _, err := send.expect("connected", time.Minute); err != nil {
-		return err
-	}
-	res, err := send.expect("result", o.timeout)
-	if err != nil {
-		return err
-	}
-	sd, err := send.finish(time.Minute)
-	if err != nil {
-		return err
-	}
-	rd, err := recv.stop(time.Minute)
+	m, err := b.runMsgs("msgs", o.n, tcpBinding)
 	if err != nil {
 		return err
 	}
 	r.MsgsN = o.n
-	r.MsgsPerS = round(float64(o.n)/res.AckedS, 0)
+	r.MsgsPerS = round(m.perS(), 0)
 	r.MsgsLimit = round(limit, 0)
 	r.MsgsRatio = round(r.MsgsPerS/r.MsgsLimit, 4)
-	r.MsgsSendOnlyPerS = round(float64(o.n)/res.SendS, 0)
-	r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB = round(sd.RSSMB, 1), round(rd.RSSMB, 1)
+	r.MsgsSendOnlyPerS = round(float64(o.n)/m.res.SendS, 0)
+	r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB = round(m.sd.RSSMB, 1), round(m.rd.RSSMB, 1)
 	b.printf("1. durable msgs: %d msgs, %d senders, one thread: %.0f msgs/s acked (Send calls alone %.0f/s); limit %.0f lines/s; ratio %.4f; goal >= %d: %s",
 		o.n, o.workers, r.MsgsPerS, r.MsgsSendOnlyPerS, r.MsgsLimit, r.MsgsRatio, goalMsgsPerSec, verdict(r.MsgsPerS >= goalMsgsPerSec))
 	return nil
@@ -425,60 +455,20 @@ func (b *bench) blob() error {
 	if err != nil {
 		return err
 	}
-	recv, ready, err := b.receiver("blob")
+	br, err := b.runBlob("blob", path, sum, size, tcpBinding)
 	if err != nil {
 		return err
 	}
-	_, kf, err := b.newKey()
-	if err != nil {
-		return err
-	}
-	send, err := b.child("blob", "sender", "--key", kf, "--peer", ready.Key, "--addr", ready.Addr, "--blob", path)
-	if err != nil {
-		return err
-	}
-	if _, err := send.expect("connected", time.Minute); err != nil {
-		return err
-	}
-	sent, err := send.expect("sent", o.timeout)
-	if err != nil {
-		return err
-	}
-	got, err := recv.expect("blob", o.timeout)
-	if err != nil {
-		return err
-	}
-	sd, err := send.stop(time.Minute)
-	if err != nil {
-		return err
-	}
-	rd, err := recv.stop(time.Minute)
-	if err != nil {
-		return err
-	}
-	switch {
-	case got.Corrupt:
-		return fmt.Errorf("receiver marked the blob corrupt")
-	case got.Size != size:
-		return fmt.Errorf("receiver has %d bytes, want %d", got.Size, size)
-	case got.Sha256 != sum:
-		return fmt.Errorf("receiver's sha256 %s, want %s", got.Sha256, sum)
-	}
-	total := time.Duration(got.CompleteNS - sent.StartNS).Seconds()
-	staging := time.Duration(sent.SentNS - sent.StartNS).Seconds()
-	mb := float64(size) / 1e6
 	r.BlobMiB = o.blobMiB
-	r.BlobMBs = round(mb/total, 1)
+	r.BlobMBs = round(br.mbPerS(), 1)
 	r.BlobLimitMBs = round(limit, 1)
 	r.BlobRatio = round(r.BlobMBs/r.BlobLimitMBs, 4)
-	r.BlobTotalS = round(total, 3)
-	r.BlobStagingS = round(staging, 3)
-	if total > staging {
-		r.BlobTransferMB = round(mb/(total-staging), 1)
-	}
-	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(sd.RSSMB, 1), round(rd.RSSMB, 1)
+	r.BlobTotalS = round(br.total, 3)
+	r.BlobStagingS = round(br.staging, 3)
+	r.BlobTransferMB = round(br.transferMBPerS(), 1)
+	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
 	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; goal >= %d MB/s: %s",
-		o.blobMiB, total, r.BlobMBs, staging, r.BlobTransferMB, limit, r.BlobRatio, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
+		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
 	return nil
 }
 

@@ -1,0 +1,448 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"tailscale.com/envknob"
+
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
+)
+
+// binding is how the two children reach each other: extra flags for the
+// receiver and the sender, and whether the receiver must trust the
+// sender's key before it listens (wg: the device only accepts tunnel
+// handshakes from keys it was told about).
+type binding struct {
+	name       string
+	recv, send []string
+	trust      bool
+}
+
+var tcpBinding = binding{name: "tcp"}
+
+// msgsRun is one msgs workload: the sender's connected and result lines
+// and both children's done lines.
+type msgsRun struct {
+	conn, res, sd, rd childMsg
+}
+
+func (m msgsRun) perS() float64 { return float64(m.res.N) / m.res.AckedS }
+
+// runMsgs runs the msgs workload (figure 1's) with n msgs over bd; tag
+// names the children and their data dirs.
+func (b *bench) runMsgs(tag string, n int, bd binding) (msgsRun, error) {
+	var m msgsRun
+	recv, send, err := b.pair(tag, "msgs", bd, "--n", strconv.Itoa(n), "--workers", strconv.Itoa(b.o.workers))
+	if err != nil {
+		return m, err
+	}
+	if m.conn, err = send.expect("connected", 2*time.Minute); err != nil {
+		return m, err
+	}
+	if m.res, err = send.expect("result", b.o.timeout); err != nil {
+		return m, err
+	}
+	if m.sd, err = send.finish(time.Minute); err != nil {
+		return m, err
+	}
+	if m.rd, err = recv.stop(time.Minute); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// blobRun is one blob workload.
+type blobRun struct {
+	conn, sd, rd   childMsg
+	size           int64
+	total, staging float64 // seconds: Send called until complete at the receiver; the Send call
+}
+
+func (br blobRun) mbPerS() float64 { return float64(br.size) / 1e6 / br.total }
+
+// transferMBPerS is the rate after staging (0 if not measurable).
+func (br blobRun) transferMBPerS() float64 {
+	if br.total <= br.staging {
+		return 0
+	}
+	return float64(br.size) / 1e6 / (br.total - br.staging)
+}
+
+// runBlob sends the file at path (size bytes, sha256 sum) over bd and
+// checks what the receiver got.
+func (b *bench) runBlob(tag, path, sum string, size int64, bd binding) (blobRun, error) {
+	br := blobRun{size: size}
+	recv, send, err := b.pair(tag, "blob", bd, "--blob", path)
+	if err != nil {
+		return br, err
+	}
+	if br.conn, err = send.expect("connected", 2*time.Minute); err != nil {
+		return br, err
+	}
+	sent, err := send.expect("sent", b.o.timeout)
+	if err != nil {
+		return br, err
+	}
+	got, err := recv.expect("blob", b.o.timeout)
+	if err != nil {
+		return br, err
+	}
+	if br.sd, err = send.stop(time.Minute); err != nil {
+		return br, err
+	}
+	if br.rd, err = recv.stop(time.Minute); err != nil {
+		return br, err
+	}
+	switch {
+	case got.Corrupt:
+		return br, fmt.Errorf("receiver marked the blob corrupt")
+	case got.Size != size:
+		return br, fmt.Errorf("receiver has %d bytes, want %d", got.Size, size)
+	case got.Sha256 != sum:
+		return br, fmt.Errorf("receiver's sha256 %s, want %s", got.Sha256, sum)
+	}
+	br.total = time.Duration(got.CompleteNS - sent.StartNS).Seconds()
+	br.staging = time.Duration(sent.SentNS - sent.StartNS).Seconds()
+	return br, nil
+}
+
+// pair starts a receiver in mode over bd, waits until it listens, then
+// starts the sender aimed at it with sendArgs.
+func (b *bench) pair(tag, mode string, bd binding, sendArgs ...string) (recv, send *proc, err error) {
+	_, rkf, err := b.newKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	sk, skf, err := b.newKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	rargs := append([]string{"--key", rkf}, bd.recv...)
+	if bd.trust {
+		rargs = append(rargs, "--trust", sk.Public().String())
+	}
+	if recv, err = b.taggedChild(tag, mode, "receiver", rargs...); err != nil {
+		return nil, nil, err
+	}
+	ready, err := recv.expect("ready", 2*time.Minute)
+	if err != nil {
+		return nil, nil, err
+	}
+	sargs := append([]string{"--key", skf, "--peer", ready.Key, "--addr", ready.Addr}, sendArgs...)
+	sargs = append(sargs, bd.send...)
+	if send, err = b.taggedChild(tag, mode, "sender", sargs...); err != nil {
+		return nil, nil, err
+	}
+	return recv, send, nil
+}
+
+// tunnelFile makes the -tunnel-blob-mib file once per run.
+func (b *bench) tunnelFile() (string, string, error) {
+	if b.tunnelBlob != "" {
+		return b.tunnelBlob, b.tunnelSum, nil
+	}
+	path := filepath.Join(b.tmp, "tunnel-blob.bin")
+	sum, err := randomFile(path, int64(b.o.tunnelBlobMiB)<<20)
+	if err != nil {
+		return "", "", err
+	}
+	b.tunnelBlob, b.tunnelSum = path, sum
+	return path, sum, nil
+}
+
+// tunnelTCP runs the tunnel workloads over tcp:// (once per run): the
+// baseline figures 6 and 7 stand beside.
+func (b *bench) tunnelTCP() error {
+	if b.tcpBaseline {
+		return nil
+	}
+	o, r := b.o, &b.res
+	raw, err := tcpMBPerSec(int64(o.tunnelRawMiB) << 20)
+	if err != nil {
+		return fmt.Errorf("tcp limit: %w", err)
+	}
+	m, br, err := b.tunnelWorkloads("tcp", tcpBinding)
+	if err != nil {
+		return err
+	}
+	b.tcpBaseline = true
+	r.TunnelN, r.TunnelBlobMiB, r.TunnelRawMiB = o.tunnelN, o.tunnelBlobMiB, o.tunnelRawMiB
+	r.TunnelTCPMsgsPerS = round(m.perS(), 0)
+	r.TunnelTCPBlobMBs = round(br.mbPerS(), 1)
+	r.TunnelTCPRawMBs = round(raw, 1)
+	b.printf("   baseline tcp:// at the tunnel sizes: %d msgs: %.0f msgs/s; %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s); raw loopback TCP %.0f MB/s (%d MiB)",
+		o.tunnelN, r.TunnelTCPMsgsPerS, o.tunnelBlobMiB, r.TunnelTCPBlobMBs, br.staging, br.transferMBPerS(), raw, o.tunnelRawMiB)
+	return nil
+}
+
+// tunnelWorkloads runs msgs then blob over bd at the tunnel sizes.
+func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, error) {
+	path, sum, err := b.tunnelFile()
+	if err != nil {
+		return msgsRun{}, blobRun{}, err
+	}
+	m, err := b.runMsgs(name+"-msgs", b.o.tunnelN, bd)
+	if err != nil {
+		return m, blobRun{}, fmt.Errorf("msgs: %w", err)
+	}
+	br, err := b.runBlob(name+"-blob", path, sum, int64(b.o.tunnelBlobMiB)<<20, bd)
+	if err != nil {
+		return m, br, fmt.Errorf("blob: %w", err)
+	}
+	return m, br, nil
+}
+
+// goalWGBlobRatio is issue 5's: AWP blob throughput over wg at least 70%
+// of raw TCP through the same tunnel.
+const goalWGBlobRatio = 0.70
+
+// wgFig is figure 6: the WireGuard binding.
+func (b *bench) wgFig() error {
+	o, r := b.o, &b.res
+	if err := b.tunnelTCP(); err != nil {
+		return fmt.Errorf("tcp baseline: %w", err)
+	}
+	raw, err := wgRawMBPerSec(int64(o.tunnelRawMiB) << 20)
+	if err != nil {
+		return fmt.Errorf("raw wg: %w", err)
+	}
+	b.printf("limit: %.0f MB/s raw TCP through the WireGuard tunnel (two transport Managers, wireguard-go + netstack, UDP on 127.0.0.1, %d MiB, one process)",
+		raw, o.tunnelRawMiB)
+	bd := binding{name: "wg", recv: []string{"--listen", "wg://127.0.0.1:0"}, trust: true}
+	m, br, err := b.tunnelWorkloads("wg", bd)
+	if err != nil {
+		return err
+	}
+	r.WGMsgsPerS = round(m.perS(), 0)
+	r.WGBlobMBs = round(br.mbPerS(), 1)
+	r.WGBlobTransferMBs = round(br.transferMBPerS(), 1)
+	r.WGRawMBs = round(raw, 1)
+	r.WGBlobRatio = round(r.WGBlobMBs/r.WGRawMBs, 4)
+	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
+	r.RSSWGSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
+	r.RSSWGReceiverMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
+	b.printf("6. wg: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw wg %.0f MB/s; ratio %.4f; goal >= %.2f: %s",
+		o.tunnelN, r.WGMsgsPerS, r.TunnelTCPMsgsPerS, r.WGMsgsPerS/r.TunnelTCPMsgsPerS, r.WGConnectMS,
+		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, raw, r.WGBlobRatio,
+		goalWGBlobRatio, verdict(r.WGBlobRatio >= goalWGBlobRatio))
+	b.printf("   RSS (VmHWM) wg sender %.1f MiB, receiver %.1f MiB", r.RSSWGSenderMB, r.RSSWGReceiverMB)
+	return nil
+}
+
+// tailcatFig is figure 7: the tailcat binding through an in-process DERP
+// relay and STUN server on 127.0.0.1, alive until both children are done.
+func (b *bench) tailcatFig() error {
+	o, r := b.o, &b.res
+	// As peer/transport's tailcat tests: no port-mapping probes of the
+	// LAN gateway, no interface addresses among the advertised endpoints
+	// (only the STUN-learned 127.0.0.1 one). Set in this process (its
+	// own raw measurement) and inherited by the children.
+	envknob.Setenv("TS_DISABLE_PORTMAPPER", "1")
+	envknob.Setenv("TS_DEBUG_OMIT_LOCAL_ADDRS", "1")
+	if err := b.tunnelTCP(); err != nil {
+		return fmt.Errorf("tcp baseline: %w", err)
+	}
+	relay, err := relaytest.Start(nil)
+	if err != nil {
+		return err
+	}
+	defer relay.Close()
+	dm, err := json.Marshal(relay.Map)
+	if err != nil {
+		return err
+	}
+	mapFile := filepath.Join(b.tmp, "derpmap.json")
+	if err := os.WriteFile(mapFile, dm, 0o600); err != nil {
+		return err
+	}
+	raw, err := tailcatRawMBPerSec(transport.TailcatOptions{DERPMap: relay.Map}, int64(o.tunnelRawMiB)<<20)
+	if err != nil {
+		return fmt.Errorf("raw tailcat: %w", err)
+	}
+	b.printf("limit: %.0f MB/s raw TCP through a tailcat tunnel (two transport Managers, in-process relay, %d MiB after a 4 MiB warm-up, one process)",
+		raw, o.tunnelRawMiB)
+	bd := binding{name: "tailcat", recv: []string{"--listen", transport.TailcatListen, "--derp-map", mapFile},
+		send: []string{"--derp-map", mapFile}, trust: true}
+	m, br, err := b.tunnelWorkloads("tailcat", bd)
+	if err != nil {
+		return err
+	}
+	r.TailcatMsgsPerS = round(m.perS(), 0)
+	r.TailcatBlobMBs = round(br.mbPerS(), 1)
+	r.TailcatBlobTransMB = round(br.transferMBPerS(), 1)
+	r.TailcatRawMBs = round(raw, 1)
+	r.TailcatBlobRatio = round(r.TailcatBlobMBs/r.TailcatRawMBs, 4)
+	r.TailcatConnectMS = round(m.conn.ConnectS*1000, 2)
+	r.RSSTailcatSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
+	r.RSSTailcatRecvMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
+	b.printf("7. tailcat: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw tailcat %.0f MB/s; ratio %.4f",
+		o.tunnelN, r.TailcatMsgsPerS, r.TunnelTCPMsgsPerS, r.TailcatMsgsPerS/r.TunnelTCPMsgsPerS, r.TailcatConnectMS,
+		o.tunnelBlobMiB, r.TailcatBlobMBs, br.staging, r.TailcatBlobTransMB, r.TunnelTCPBlobMBs, raw, r.TailcatBlobRatio)
+	b.printf("   RSS (VmHWM) tailcat sender %.1f MiB, receiver %.1f MiB", r.RSSTailcatSenderMB, r.RSSTailcatRecvMB)
+	return nil
+}
+
+// wgRawMBPerSec is raw TCP through the wg binding: two Managers in this
+// process, each with its own wireguard-go device and netstack, UDP over
+// 127.0.0.1.
+func wgRawMBPerSec(size int64) (float64, error) {
+	ka, err := key.NewPrivate()
+	if err != nil {
+		return 0, err
+	}
+	kb, err := key.NewPrivate()
+	if err != nil {
+		return 0, err
+	}
+	a := transport.New(transport.Options{Key: ka})
+	defer a.Close()
+	d := transport.New(transport.Options{Key: kb})
+	defer d.Close()
+	a.AllowKey(kb.Public())
+	return managerStreamMBPerSec(a, d, "wg://127.0.0.1:0", size)
+}
+
+// tailcatRawMBPerSec is raw TCP on tunnel port 1 through tailcat: two
+// Managers in this process on the relay of o.
+func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (float64, error) {
+	ka, err := key.NewPrivate()
+	if err != nil {
+		return 0, err
+	}
+	kb, err := key.NewPrivate()
+	if err != nil {
+		return 0, err
+	}
+	a := transport.New(transport.Options{Key: ka, Tailcat: o})
+	defer a.Close()
+	d := transport.New(transport.Options{Key: kb, Tailcat: o})
+	defer d.Close()
+	return managerStreamMBPerSec(a, d, transport.TailcatListen, size)
+}
+
+// rawWarmup is sent through a tunnel before the clock starts: the conn's
+// set-up (and for tailcat the switch from DERP to the direct path) is not
+// part of the stream rate.
+const rawWarmup = 4 << 20
+
+// managerStreamMBPerSec listens on addr with a, dials it with d, and
+// copies size bytes (after rawWarmup) from the dialer to the listener in
+// 256 KiB writes, as peer/transport's benchmarks do. It returns MB/s.
+func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (float64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, err := a.Listen(ctx, addr)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	type res struct {
+		n   int64
+		err error
+	}
+	warm, got := make(chan res, 1), make(chan res, 1)
+	go func() {
+		s, err := l.Accept()
+		if err != nil {
+			warm <- res{err: err}
+			return
+		}
+		defer s.Close()
+		n, err := io.CopyN(io.Discard, s, rawWarmup)
+		warm <- res{n, err}
+		if err != nil {
+			return
+		}
+		n, err = io.CopyBuffer(struct{ io.Writer }{io.Discard}, io.LimitReader(s, size), make([]byte, 256<<10))
+		got <- res{n, err}
+	}()
+	c, err := dialRetry(ctx, d, l.Addr())
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	buf := make([]byte, 256<<10)
+	write := func(n int64) error {
+		for n > 0 {
+			k := min(n, int64(len(buf)))
+			if _, err := c.Write(buf[:k]); err != nil {
+				return err
+			}
+			n -= k
+		}
+		return nil
+	}
+	wait := func(ch chan res, want int64) error {
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return r.err
+			}
+			if r.n != want {
+				return fmt.Errorf("received %d of %d bytes", r.n, want)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err := write(rawWarmup); err != nil {
+		return 0, err
+	}
+	if err := wait(warm, rawWarmup); err != nil {
+		return 0, fmt.Errorf("warm-up: %w", err)
+	}
+	start := time.Now()
+	if err := write(size); err != nil {
+		return 0, err
+	}
+	if err := wait(got, size); err != nil {
+		return 0, err
+	}
+	return float64(size) / 1e6 / time.Since(start).Seconds(), nil
+}
+
+// dialRetry dials addr, retrying for a while: a fresh tunnel listener may
+// not answer its first dial on a loaded host.
+func dialRetry(ctx context.Context, m *transport.Manager, addr string) (net.Conn, error) {
+	var last error
+	for range 5 {
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		c, err := m.Dial(dctx, addr)
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return nil, last
+}
+
+// load1 is the 1-minute load average (0 if unknown).
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
