@@ -1,0 +1,45 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// TestCloseLeavesNoGoroutines runs a busy node pair over tcp and wg (msgs,
+// a blob, presence, a pending approval) and checks that Close ends every
+// goroutine the nodes started.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	for _, binding := range []string{"tcp", "wg"} {
+		t.Run(binding, func(t *testing.T) {
+			transporttest.NoLeaks(t)
+			a, b := pairOver(t, binding)
+			r := sendText(t, a, b.Key(), "", "hi")
+			p := filepath.Join(t.TempDir(), "f")
+			os.WriteFile(p, make([]byte, 700<<10), 0o600)
+			if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("f")}, Blobs: []BlobFile{{Path: p}}}); err != nil {
+				t.Fatal(err)
+			}
+			// A request waiting for a decision when the node closes.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				a.Request(ctx, b.Key().String(), "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), "")
+			}()
+			eventually(t, "approval pending", func() bool { return len(b.Pending()) == 1 })
+			eventually(t, "blob complete", func() bool {
+				bs, _ := b.Blobs()
+				return len(bs) == 1 && bs[0].Complete
+			})
+			b.publishPresence()
+			a.Close()
+			b.Close()
+		})
+	}
+}
