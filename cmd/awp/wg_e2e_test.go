@@ -124,12 +124,12 @@ func TestWireGuardE2E(t *testing.T) {
 	// is never answered and C's connect times out.
 	c := newDaemon(t, "wg-stranger", "--listen", "wg://127.0.0.1:0")
 	out, errs, code, err := awpExec(t.Context(), "connect", "--data", c.dir, "--timeout", "10s", addrA)
-	if err != nil || code != 1 {
-		t.Fatalf("stranger's connect: exit %d (%v), stdout %q, stderr %q; want exit 1", code, err, out, errs)
+	if err != nil || code != 1 || !strings.Contains(errs, "no handshake within") {
+		t.Fatalf("stranger's connect: exit %d (%v), stdout %q, stderr %q; want exit 1, no handshake", code, err, out, errs)
 	}
 	for _, pi := range awpJSON[[]peer.PeerInfo](t, "peers", "--data", a.dir, "--json") {
-		if pi.Key == c.Key() {
-			t.Fatalf("A lists the stranger: %+v", pi)
+		if pi.Key == c.Key() && pi.Up {
+			t.Fatalf("A lists the stranger as up: %+v", pi)
 		}
 	}
 	for _, pi := range awpJSON[[]peer.PeerInfo](t, "peers", "--data", c.dir, "--json") {
