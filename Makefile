@@ -40,7 +40,7 @@ fmt-check:
 
 test: deps-test fmt-check vet
 	$(GO) test $(TESTFLAGS) ./...
-	scripts/app/smoke.sh
+	AWP_IDLE_SECONDS=$${AWP_IDLE_SECONDS:-5} scripts/app/smoke.sh
 
 # Long crash tests: random kill points, at least 20 iterations.
 test-long: deps-test awp
@@ -61,7 +61,7 @@ fuzz:
 	done
 
 smoke: deps-test
-	scripts/app/smoke.sh
+	AWP_IDLE_SECONDS=$${AWP_IDLE_SECONDS:-5} scripts/app/smoke.sh
 
 icons:
 	$(GO) generate ./assets

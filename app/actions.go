@@ -18,7 +18,7 @@ import (
 // them, else one built from its key, name and addresses.
 func invite(be Backend) (string, error) {
 	if inv, ok := be.(Inviter); ok {
-		return inv.Invite()
+		return inv.Invite(), nil
 	}
 	return MakeInvite(Card{Key: be.Key().String(), Name: be.Name(), Listen: be.ListenAddrs()}), nil
 }
@@ -45,8 +45,16 @@ func (a *App) copyInvite() {
 	})
 }
 
-// addPeer asks for an invite or an address and connects to it.
+// addPeer asks, in the main window, for an invite or an address and
+// connects to it.
 func (a *App) addPeer() {
+	a.main.w.Show()
+	a.addPeerIn(a.main.w)
+}
+
+// addPeerIn asks, in parent, for an invite or an address and connects to
+// it; the outcome shows in the main window's notice and in parent.
+func (a *App) addPeerIn(parent fyne.Window) {
 	be := a.backend()
 	if be == nil {
 		a.notRunning()
@@ -56,28 +64,32 @@ func (a *App) addPeer() {
 	entry.SetPlaceHolder("awp:… invite, or tcp://host:port")
 	entry.SetMinRowsVisible(3)
 	entry.Wrapping = fyne.TextWrapBreak
-	a.main.w.Show()
 	d := dialog.NewForm("Add peer", "Add", "Cancel", []*widget.FormItem{widget.NewFormItem("Invite", entry)}, func(ok bool) {
 		if !ok {
 			return
 		}
-		text := strings.TrimSpace(entry.Text)
-		a.background(func() {
-			ctx, cancel := context.WithTimeout(a.ctx, connectTimeout)
-			defer cancel()
-			k, err := addPeer(ctx, be, text)
-			fyne.Do(func() {
-				if err != nil {
-					a.main.showError(err)
-					return
-				}
-				a.main.setNotice("Added peer " + render.ShortKey(k.String()) + ".")
-			})
-			a.refresh(dirtyPeers)
-		})
-	}, a.main.w)
+		a.addPeerText(be, strings.TrimSpace(entry.Text), parent)
+	}, parent)
 	d.Resize(fyne.NewSize(560, 260))
 	d.Show()
+}
+
+// addPeerText adds the peer text names off the UI goroutine and reports
+// the outcome: an error dialog in parent, or a notice in the main window.
+func (a *App) addPeerText(be Backend, text string, parent fyne.Window) {
+	a.background(func() {
+		ctx, cancel := context.WithTimeout(a.ctx, connectTimeout)
+		defer cancel()
+		k, err := addPeer(ctx, be, text)
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, parent)
+				return
+			}
+			a.main.setNotice("Added peer " + render.ShortKey(k.String()) + ".")
+		})
+		a.refresh(dirtyPeers)
+	})
 }
 
 // addPeer adds a peer from an invite or an address: through the node's

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/grant"
 )
 
 // AllowFor is how long "Allow for 1 hour" grants.
@@ -32,6 +35,87 @@ type approvalsWindow struct {
 	empty   *widget.Label
 	detail  *fyne.Container
 	decided map[string]bool // decisions sent, waiting for the node's event
+
+	grantList *widget.List
+	grants    []peer.GrantInfo // issued by me, newest expiry first
+	noGrants  *widget.Label
+}
+
+// GrantLine is an issued grant's row text in the Approvals window: to
+// whom, what, and until when (or that it expired or was revoked).
+func GrantLine(g peer.GrantInfo, name func(string) string, loc *time.Location) string {
+	gr, err := grant.Parse(g.Grant)
+	if err != nil {
+		return g.ID + " (unreadable)"
+	}
+	who := render.ShortKey(gr.Sub.String())
+	if name != nil {
+		who = name(gr.Sub.String())
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	s := fmt.Sprintf("%s: %s", who, strings.Join(gr.Caps, ", "))
+	if len(gr.On) > 0 {
+		var on []string
+		for _, k := range gr.On {
+			on = append(on, render.ShortKey(k.String()))
+		}
+		s += " on " + strings.Join(on, ", ")
+	}
+	switch {
+	case g.Revoked:
+		s += " · revoked"
+	case g.Expired:
+		s += " · expired " + gr.Exp.In(loc).Format("2006-01-02 15:04")
+	default:
+		s += " · until " + gr.Exp.In(loc).Format("2006-01-02 15:04")
+	}
+	if gr.Note != "" {
+		s += " · " + gr.Note
+	}
+	return s
+}
+
+// setGrants shows the grants this node issued. UI goroutine.
+func (w *approvalsWindow) setGrants(all []peer.GrantInfo) {
+	w.grants = w.grants[:0]
+	for _, g := range all {
+		if g.Issued {
+			w.grants = append(w.grants, g)
+		}
+	}
+	if len(w.grants) == 0 {
+		w.noGrants.Show()
+	} else {
+		w.noGrants.Hide()
+	}
+	w.grantList.Refresh()
+}
+
+// revoke stops honoring grant id after a confirmation.
+func (w *approvalsWindow) revoke(id string) {
+	g, ok := w.a.backend().(Granter)
+	if !ok {
+		return
+	}
+	dialog.ShowConfirm("Stop honoring this grant?",
+		"Requests carrying it will need your approval again. The holder keeps the signed grant, but this peer no longer accepts it.",
+		func(yes bool) {
+			if yes {
+				w.revokeNow(g, id)
+			}
+		}, w.w)
+}
+
+// revokeNow revokes grant id off the UI goroutine.
+func (w *approvalsWindow) revokeNow(g Granter, id string) {
+	w.a.background(func() {
+		if err := g.RevokeGrant(id); err != nil {
+			fyne.Do(func() { dialog.ShowError(err, w.w) })
+		}
+		w.a.refresh(dirtyApprovals)
+	})
 }
 
 func (a *App) showApprovals() {
@@ -98,8 +182,38 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	w.detail = container.NewBorder(w.title, container.NewHBox(w.once, w.hour, w.deny), nil, nil, container.NewVScroll(w.fields))
 	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
 	split.Offset = 0.3
-	w.w.SetContent(split)
-	w.w.Resize(fyne.NewSize(860, 480))
+
+	w.grantList = widget.NewList(
+		func() int { return len(w.grants) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, nil, widget.NewButton("Revoke", nil), l)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(w.grants) {
+				return
+			}
+			g := w.grants[id]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(GrantLine(g, w.a.main.name, nil))
+			b := c.Objects[1].(*widget.Button)
+			b.OnTapped = func() { w.revoke(g.ID) }
+			if g.Revoked || g.Expired {
+				b.Disable()
+			} else {
+				b.Enable()
+			}
+		},
+	)
+	w.noGrants = widget.NewLabel("You have not issued any grant.")
+	w.noGrants.Importance = widget.LowImportance
+	grants := container.NewBorder(widget.NewLabelWithStyle("Grants I issued", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
+		container.NewStack(w.noGrants, w.grantList))
+	outer := container.NewVSplit(split, grants)
+	outer.Offset = 0.62
+	w.w.SetContent(outer)
+	w.w.Resize(fyne.NewSize(860, 620))
 	w.w.SetCloseIntercept(w.w.Hide)
 	w.show("")
 	return w

@@ -79,10 +79,47 @@ type LinesAfterer interface {
 // adds a peer by connecting to the invite's addresses.
 type Inviter interface {
 	// Invite is this peer's invite text ("awp:…").
-	Invite() (string, error)
+	Invite() string
 	// AddInvite records the peer an invite describes and dials it.
 	AddInvite(ctx context.Context, invite string) (key.PublicKey, error)
 }
+
+// Presencer is implemented by nodes that keep a presence table: the
+// newest signed document of every other origin (NOTES.md §1).
+type Presencer interface {
+	// Presence lists the newest document per origin.
+	Presence() []peer.PresenceInfo
+}
+
+// PresenceDetailer is implemented by nodes whose presence detail can
+// change while they run.
+type PresenceDetailer interface {
+	// PresenceDetail is what the node publishes: full, peers or none.
+	PresenceDetail() string
+	// SetPresenceDetail changes it.
+	SetPresenceDetail(d string) error
+}
+
+// Granter is implemented by nodes that keep the grants they issued and
+// can stop honoring one.
+type Granter interface {
+	// Grants lists stored grants, issued and received.
+	Grants() ([]peer.GrantInfo, error)
+	// RevokeGrant stops honoring grant id on this node.
+	RevokeGrant(id string) error
+}
+
+// The node implements every optional interface the app looks for.
+var _ interface {
+	Backend
+	Mirrorer
+	MirrorHoster
+	LinesAfterer
+	Inviter
+	Presencer
+	PresenceDetailer
+	Granter
+} = (*peer.Node)(nil)
 
 // NodeSettings are the node's settings the Settings window edits.
 type NodeSettings struct {

@@ -122,6 +122,9 @@ func (a *App) apply(w work) {
 	var (
 		threads []peer.ThreadInfo
 		peers   []peer.PeerInfo
+		docs    []peer.PresenceInfo
+		grants  []peer.GrantInfo
+		errG    error
 		pending []peer.ApprovalRequest
 		errT    error
 		errP    error
@@ -137,9 +140,18 @@ func (a *App) apply(w work) {
 		if errP != nil {
 			a.log.Error("peers", "err", errP)
 		}
+		if pr, ok := be.(Presencer); ok {
+			docs = pr.Presence()
+		}
 	}
+	_, hasGrants := be.(Granter)
 	if w.mask&dirtyApprovals != 0 {
 		pending = be.Pending()
+		if g, ok := be.(Granter); ok {
+			if grants, errG = g.Grants(); errG != nil {
+				a.log.Error("grants", "err", errG)
+			}
+		}
 	}
 
 	a.mu.Lock()
@@ -170,10 +182,14 @@ func (a *App) apply(w work) {
 			a.main.setPeers(peers)
 			if a.presence != nil {
 				a.presence.setPeers(peers)
+				a.presence.setDocs(docs)
 			}
 		}
 		if w.mask&dirtyApprovals != 0 && a.approvals != nil {
 			a.approvals.setPending(pending)
+			if hasGrants && errG == nil {
+				a.approvals.setGrants(grants)
+			}
 		}
 		if w.mask&dirtySettings != 0 && a.settings != nil {
 			a.settings.reload()

@@ -212,7 +212,7 @@ func (t *fakeTray) labels() []string {
 // newTestApp builds an App on Fyne's headless test driver with a fake
 // tray; the node is attached but its event loop is not started, so tests
 // drive events synchronously with handle.
-func newTestApp(t *testing.T, f *fakeNode) (*App, *fakeTray) {
+func newTestApp(t testing.TB, f *fakeNode) (*App, *fakeTray) {
 	t.Helper()
 	fa := test.NewTempApp(t)
 	tray := &fakeTray{}

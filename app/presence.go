@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
 // connectTimeout bounds a Connect from the UI (dial and handshake).
@@ -27,6 +30,87 @@ type presenceWindow struct {
 	addr  *widget.Entry
 	list  *widget.List
 	peers []peer.PeerInfo
+	docs  *widget.List
+	doc   []DocLines // presence documents, rendered
+	none  *widget.Label
+}
+
+// DocLines is one presence document as the Presence window shows it.
+type DocLines struct {
+	Title   string // name and short key
+	Detail  string // harness, model, host, version, hops, unread
+	Threads string // one "subject: me … · them …" per thread, "; "-joined
+}
+
+// PresenceLines renders a presence table entry; names gives peer names
+// for the threads' other parties.
+func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
+	var d presence.Doc
+	if err := json.Unmarshal(pi.Doc, &d); err != nil {
+		return DocLines{Title: "(unreadable document from " + render.ShortKey(pi.From) + ")"}
+	}
+	n := d.Name
+	if n == "" {
+		n = "(no name)"
+	}
+	out := DocLines{Title: n + "  " + render.ShortKey(d.Origin)}
+	var det []string
+	for _, kv := range [][2]string{{"harness", d.Harness}, {"model", d.Model}, {"host", d.Host}, {"v", d.Version}} {
+		if kv[1] != "" {
+			det = append(det, kv[0]+" "+kv[1])
+		}
+	}
+	if pi.Hops > 1 {
+		det = append(det, fmt.Sprintf("%d hops away", pi.Hops))
+	} else {
+		det = append(det, "direct")
+	}
+	up := 0
+	for _, p := range d.Peers {
+		if p.Up {
+			up++
+		}
+	}
+	det = append(det, fmt.Sprintf("%d/%d peers up", up, len(d.Peers)))
+	if d.Unread > 0 {
+		det = append(det, fmt.Sprintf("%d unread", d.Unread))
+	}
+	out.Detail = strings.Join(det, " · ")
+	sort.SliceStable(d.Threads, func(i, j int) bool {
+		a, b := d.Threads[i], d.Threads[j]
+		if a.Updated != b.Updated {
+			return a.Updated > b.Updated
+		}
+		if a.Subject != b.Subject {
+			return a.Subject < b.Subject
+		}
+		return a.Th < b.Th
+	})
+	var ths []string
+	for _, t := range d.Threads {
+		subj := t.Subject
+		if subj == "" {
+			subj = t.Th
+		}
+		other := render.ShortKey(t.Peer)
+		if name != nil {
+			other = name(t.Peer)
+		}
+		mine, theirs := t.Mine, t.Theirs
+		if mine == "" {
+			mine = "–"
+		}
+		if theirs == "" {
+			theirs = "–"
+		}
+		ths = append(ths, fmt.Sprintf("%s with %s: %s %s, %s %s", subj, other, n, mine, other, theirs))
+	}
+	if len(ths) == 0 {
+		out.Threads = "no threads published"
+	} else {
+		out.Threads = strings.Join(ths, "; ")
+	}
+	return out
 }
 
 // PeerLine is a peer's row text in the Presence window.
@@ -131,9 +215,43 @@ func newPresenceWindow(a *App) *presenceWindow {
 			}
 		},
 	)
-	top := container.NewVBox(p.me, container.NewBorder(nil, nil, widget.NewLabel("Dial:"), connect, p.addr))
-	p.w.SetContent(container.NewBorder(top, nil, nil, nil, p.list))
-	p.w.Resize(fyne.NewSize(720, 480))
+	p.docs = widget.NewList(
+		func() int { return len(p.doc) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			detail := widget.NewLabel("")
+			threads := widget.NewLabel("")
+			for _, l := range []*widget.Label{title, detail, threads} {
+				l.Truncation = fyne.TextTruncateEllipsis
+			}
+			threads.Importance = widget.LowImportance
+			return container.NewVBox(title, detail, threads)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(p.doc) {
+				return
+			}
+			d := p.doc[id]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(d.Title)
+			c.Objects[1].(*widget.Label).SetText(d.Detail)
+			c.Objects[2].(*widget.Label).SetText(d.Threads)
+		},
+	)
+	p.none = widget.NewLabel("No presence documents yet.")
+	p.none.Importance = widget.LowImportance
+	invite := widget.NewButton(labelInvite, a.copyInvite)
+	add := widget.NewButton(labelAddPeer, func() { a.addPeerIn(p.w) })
+	top := container.NewVBox(
+		container.NewBorder(nil, nil, nil, container.NewHBox(invite, add), p.me),
+		container.NewBorder(nil, nil, widget.NewLabel("Dial:"), connect, p.addr))
+	peersBox := container.NewBorder(widget.NewLabelWithStyle("Known peers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.list)
+	docsBox := container.NewBorder(widget.NewLabelWithStyle("Presence (what peers publish)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
+		container.NewStack(p.none, p.docs))
+	split := container.NewVSplit(peersBox, docsBox)
+	split.Offset = 0.5
+	p.w.SetContent(container.NewBorder(top, nil, nil, nil, split))
+	p.w.Resize(fyne.NewSize(760, 560))
 	p.w.SetCloseIntercept(p.w.Hide)
 	return p
 }
@@ -145,6 +263,20 @@ func (p *presenceWindow) setPeers(ps []peer.PeerInfo) {
 		p.me.SetText(fmt.Sprintf("Me: %s  %s\nListening on: %s", be.Name(), be.Key().String(), strings.Join(be.ListenAddrs(), ", ")))
 	}
 	p.list.Refresh()
+}
+
+// setDocs shows the presence table. UI goroutine.
+func (p *presenceWindow) setDocs(docs []peer.PresenceInfo) {
+	p.doc = p.doc[:0]
+	for _, d := range docs {
+		p.doc = append(p.doc, PresenceLines(d, p.a.main.name))
+	}
+	if len(p.doc) == 0 {
+		p.none.Show()
+	} else {
+		p.none.Hide()
+	}
+	p.docs.Refresh()
 }
 
 func (p *presenceWindow) setTrust(k string, trusted bool) {

@@ -114,21 +114,37 @@ func (s *settingsWindow) reload() {
 			ns.Listen = listen
 		}
 	}
+	mh, hasHosts := be.(MirrorHoster)
+	pd, hasDetail := be.(PresenceDetailer)
+	if !editable && hasHosts {
+		ns.MirrorHosts = mh.MirrorHosts()
+	}
+	if !editable && hasDetail {
+		ns.Presence = pd.PresenceDetail()
+	}
 	s.name.SetText(ns.Name)
 	s.about.SetText(ns.About)
 	s.listen.SetText(strings.Join(ns.Listen, "\n"))
 	s.presence.SetSelected(ns.Presence)
 	s.hosts.SetText(strings.Join(ns.MirrorHosts, "\n"))
-	for _, w := range []fyne.Disableable{s.name, s.about, s.listen, s.presence, s.hosts, s.save} {
-		if editable {
-			w.Enable()
-		} else {
-			w.Disable()
+	enable := func(on bool, ws ...fyne.Disableable) {
+		for _, w := range ws {
+			if on {
+				w.Enable()
+			} else {
+				w.Disable()
+			}
 		}
 	}
+	enable(editable, s.name, s.about, s.listen)
+	enable(editable || hasDetail, s.presence)
+	enable(editable || hasHosts, s.hosts)
+	enable(editable || hasHosts || hasDetail, s.save)
 	switch {
 	case be == nil:
 		s.note.SetText("The peer is not running yet.")
+	case !editable && (hasHosts || hasDetail):
+		s.note.SetText("Name, about and listen come from the start flags.")
 	case !editable:
 		s.note.SetText("This peer's settings come from its start flags (--listen…); they cannot change while it runs.")
 	default:
@@ -148,8 +164,8 @@ func lines(s string) []string {
 }
 
 func (s *settingsWindow) saveNode() {
-	sb, ok := s.a.backend().(SettingsBackend)
-	if !ok {
+	be := s.a.backend()
+	if be == nil {
 		return
 	}
 	ns := NodeSettings{
@@ -160,7 +176,7 @@ func (s *settingsWindow) saveNode() {
 	s.a.background(func() {
 		ctx, cancel := context.WithTimeout(s.a.ctx, sendTimeout)
 		defer cancel()
-		err := sb.SetNodeSettings(ctx, ns)
+		err := saveSettings(ctx, be, ns)
 		fyne.Do(func() {
 			s.save.Enable()
 			if err != nil {
@@ -170,6 +186,25 @@ func (s *settingsWindow) saveNode() {
 			s.note.SetText("Saved.")
 		})
 	})
+}
+
+// saveSettings stores ns: all of it through SettingsBackend when the node
+// has it, else the presence detail and the mirror hosts it can change.
+func saveSettings(ctx context.Context, be Backend, ns NodeSettings) error {
+	if sb, ok := be.(SettingsBackend); ok {
+		return sb.SetNodeSettings(ctx, ns)
+	}
+	if pd, ok := be.(PresenceDetailer); ok && ns.Presence != "" && ns.Presence != pd.PresenceDetail() {
+		if err := pd.SetPresenceDetail(ns.Presence); err != nil {
+			return err
+		}
+	}
+	if mh, ok := be.(MirrorHoster); ok && strings.Join(mh.MirrorHosts(), "\n") != strings.Join(ns.MirrorHosts, "\n") {
+		if err := mh.SetMirrorHosts(ns.MirrorHosts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setAutostart writes or removes the login entry off the UI goroutine.

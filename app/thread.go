@@ -224,6 +224,12 @@ func (tw *threadWindow) apply(entries []render.Entry, rows []render.Row, blobs [
 		}
 	}
 	tw.loaded++
+	last := ""
+	if len(entries) > 0 {
+		last = entries[len(entries)-1].ID
+	}
+	// The smoke test reads this line to know the view shows a line.
+	tw.a.log.Info("thread view loaded", "th", tw.key.th, "lines", len(entries), "rows", len(rows), "last_id", last)
 	tw.list.Refresh()
 	if atEnd && len(rows) > 0 {
 		tw.list.ScrollToBottom()

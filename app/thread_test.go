@@ -156,52 +156,6 @@ func TestNewLineLoadsOnlyNewLines(t *testing.T) {
 	}
 }
 
-func TestComposeSendsReplyAndState(t *testing.T) {
-	f := newFakeNode()
-	info := bigThread(f, "thr_c", 2)
-	a, _ := newTestApp(t, f)
-	tw := a.openThread(info)
-	a.Wait()
-	c := tw.compose
-	test.Type(c.text, "hello alice")
-	c.files = []string{"/tmp/report.txt"}
-	test.Tap(c.send)
-	a.Wait()
-	f.with(func() {
-		if len(f.sent) != 1 {
-			t.Fatalf("sent %d requests", len(f.sent))
-		}
-		r := f.sent[0]
-		if r.To != aliceKey.String() || r.Th != "thr_c" || len(r.Parts) != 1 || len(r.Blobs) != 1 || r.Blobs[0].Path != "/tmp/report.txt" {
-			t.Errorf("request = %+v", r)
-		}
-		var p map[string]string
-		_ = json.Unmarshal(r.Parts[0], &p)
-		if p["k"] != "text" || p["text"] != "hello alice" {
-			t.Errorf("part = %s", r.Parts[0])
-		}
-	})
-	if c.text.Text != "" || len(c.files) != 0 {
-		t.Errorf("compose not cleared: %q %v", c.text.Text, c.files)
-	}
-	// Empty text and no files: nothing is sent.
-	test.Tap(c.send)
-	a.Wait()
-	if len(f.sent) != 1 {
-		t.Error("an empty reply was sent")
-	}
-
-	c.state.SetSelected("working")
-	test.Type(c.note, "running tests")
-	test.Tap(c.setBtn)
-	a.Wait()
-	f.with(func() {
-		if len(f.states) != 1 || f.states[0] != "thr_c working running tests" {
-			t.Errorf("states = %q", f.states)
-		}
-	})
-}
-
 func TestMirroredThreadIsReadOnly(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)

@@ -19,7 +19,10 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-func TestApprovalPromptAndDecide(t *testing.T) {
+// TestApprovalPromptFields checks the prompt's fields for a request with a
+// cwd, staged on the fake (a node's requests are covered by
+// TestNodeApprovals).
+func TestApprovalPromptFields(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)
 	req := peer.ApprovalRequest{ID: "ap7", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: "claude@box",
@@ -59,24 +62,6 @@ func TestApprovalPromptAndDecide(t *testing.T) {
 	if w.cur != "" || !w.empty.Visible() {
 		t.Errorf("after deciding: cur=%q", w.cur)
 	}
-}
-
-func TestApprovalDeny(t *testing.T) {
-	f := newFakeNode()
-	a, _ := newTestApp(t, f)
-	req := peer.ApprovalRequest{ID: "ap8", Kind: peer.ApprovalGrantRequest, From: bobKey.String(), Caps: []string{"fs:read"}}
-	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
-	a.promptApproval(req)
-	if a.approvals.once.Text != "Grant once" {
-		t.Errorf("grant request button = %q", a.approvals.once.Text)
-	}
-	test.Tap(a.approvals.deny)
-	a.Wait()
-	f.with(func() {
-		if d := f.decided["ap8"]; d.Allow {
-			t.Errorf("deny sent %+v", d)
-		}
-	})
 }
 
 func TestPresenceWindow(t *testing.T) {

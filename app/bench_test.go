@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+// rssKB is this process's resident set (VmRSS), in KiB; 0 when unknown.
+func rssKB() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkOpenLargestThread fills a real node with 100 threads and
+// 10,000 lines (9,901 in the largest thread), attaches the app, and times
+// opening the largest thread until its rows are built and shown. It
+// reports the process's RSS after the open (test binary, node and UI).
+func BenchmarkOpenLargestThread(b *testing.B) {
+	me := newNode(b, "me", 1, func(c *peer.Config) { c.NoSync = true; c.Listen = nil })
+	alice := newNode(b, "alice", 2)
+	ctx := context.Background()
+	to := alice.Key().String()
+	part := []json.RawMessage{TextPart("a line of about sixty characters, like a short agent reply")}
+	big, err := me.Send(ctx, peer.SendRequest{To: to, Subject: "Big", Parts: part})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1; i < 9901; i++ {
+		if _, err := me.Send(ctx, peer.SendRequest{To: to, Th: big.Th, Parts: part}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < 99; i++ {
+		if _, err := me.Send(ctx, peer.SendRequest{To: to, Subject: fmt.Sprintf("thread %d", i), Parts: part}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fa, _ := newTestApp(b, nil)
+	fa.mu.Lock()
+	fa.be = me
+	fa.mu.Unlock()
+	fa.refresh(dirtyAll)
+	fa.Wait()
+	ts, _ := me.Threads()
+	var info peer.ThreadInfo
+	for _, th := range ts {
+		if th.Th == big.Th {
+			info = th
+		}
+	}
+	if len(ts) != 100 || info.Lines != 9901 {
+		b.Fatalf("%d threads, largest %d lines", len(ts), info.Lines)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tw := fa.openThread(info)
+		fa.Wait()
+		if len(tw.entries) != 9901 {
+			b.Fatalf("%d entries", len(tw.entries))
+		}
+		b.StopTimer()
+		tw.w.Close()
+		delete(fa.threads, threadKey{info.Th, ""})
+		b.StartTimer()
+	}
+	b.StopTimer()
+	runtime.GC()
+	b.ReportMetric(float64(rssKB())/1024, "MB-RSS")
+}

@@ -1,0 +1,484 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// These tests run the UI against real nodes (peer.Node on temporary
+// stores, connected over tcp://127.0.0.1:0). The fake backend remains only
+// where a node cannot do the job: see fake_test.go.
+
+// tlog routes a node's log to t.Logf under its name.
+type tlog struct {
+	t    testing.TB
+	name string
+}
+
+func (w tlog) Write(b []byte) (int, error) {
+	w.t.Logf("%s: %s", w.name, bytes.TrimSpace(b))
+	return len(b), nil
+}
+
+// newNode starts a node with a key from a fixed seed on a temporary store;
+// it is closed when the test ends.
+func newNode(t testing.TB, name string, seed byte, mod ...func(*peer.Config)) *peer.Node {
+	t.Helper()
+	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := peer.Config{
+		Key: k, DataDir: t.TempDir(), Name: name, Listen: []string{"tcp://127.0.0.1:0"},
+		Logger: slog.New(slog.NewTextHandler(tlog{t, name}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	n, err := peer.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("%s: close: %v", name, err)
+		}
+	})
+	return n
+}
+
+// link connects a to b and waits for the handshake.
+func link(t testing.TB, a, b *peer.Node) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	k, err := a.Connect(ctx, b.ListenAddrs()[0])
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if k != b.Key() {
+		t.Fatalf("connected to %s, want %s", k, b.Key())
+	}
+}
+
+// nodeApp is an App on the headless driver attached to a real node. The
+// node's events are delivered by pump on the test goroutine (through the
+// same classify/apply path as the event loop), so widgets are only
+// touched from one goroutine at a time.
+type nodeApp struct {
+	*App
+	tray   *fakeTray
+	node   *peer.Node
+	events <-chan peer.Event
+}
+
+func newNodeApp(t *testing.T, n *peer.Node) *nodeApp {
+	t.Helper()
+	a, tray := newTestApp(t, nil)
+	ch, cancel := n.Subscribe(4096)
+	t.Cleanup(cancel)
+	a.mu.Lock()
+	a.be = n
+	a.mu.Unlock()
+	a.refresh(dirtyAll)
+	a.Wait()
+	return &nodeApp{App: a, tray: tray, node: n, events: ch}
+}
+
+// pump applies the node's events until cond holds. The 30 s bound only
+// turns a hang into a failure; no assertion depends on timing.
+func (na *nodeApp) pump(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case ev := <-na.events:
+			evs := []peer.Event{ev}
+		drain:
+			for {
+				select {
+				case ev := <-na.events:
+					evs = append(evs, ev)
+				default:
+					break drain
+				}
+			}
+			na.handle(evs...)
+		case <-time.After(20 * time.Millisecond):
+			na.Wait()
+		case <-deadline.C:
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// thread returns the app's main-list entry of th, if shown.
+func (na *nodeApp) thread(th string) (peer.ThreadInfo, bool) {
+	for _, t := range na.main.all {
+		if t.Th == th {
+			return t, true
+		}
+	}
+	return peer.ThreadInfo{}, false
+}
+
+// say sends a text msg from n to to in thread th.
+func say(t testing.TB, n *peer.Node, to key.PublicKey, th, subject, text string) peer.SendResult {
+	t.Helper()
+	r, err := n.Send(context.Background(), peer.SendRequest{To: to.String(), Th: th, Subject: subject, Parts: []json.RawMessage{TextPart(text)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// lineTypes are the wire types of a thread's lines, with their direction.
+func lineTypes(t testing.TB, n *peer.Node, th string) []string {
+	t.Helper()
+	ls, err := n.Lines(th, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range ls {
+		var h struct {
+			T string `json:"t"`
+		}
+		_ = json.Unmarshal(l.Line, &h)
+		out = append(out, l.Dir+":"+h.T)
+	}
+	return out
+}
+
+// (a) Sending from the compose box stores an outbound msg.
+func TestNodeComposeStoresOutbound(t *testing.T) {
+	me := newNode(t, "me", 1)
+	alice := newNode(t, "alice", 2)
+	link(t, alice, me)
+	na := newNodeApp(t, me)
+	res := say(t, alice, me.Key(), "", "Port the auth middleware", "can you take this?")
+	na.pump(t, "alice's thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
+
+	info, _ := na.thread(res.Th)
+	tw := na.openThread(info)
+	na.Wait()
+	c := tw.compose
+	test.Type(c.text, "hello alice")
+	test.Tap(c.send)
+	na.Wait()
+	if c.text.Text != "" {
+		t.Errorf("compose not cleared: %q", c.text.Text)
+	}
+	ls, err := me.Lines(res.Th, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, l := range ls {
+		if l.Dir == "out" && strings.Contains(string(l.Line), `"t":"msg"`) && strings.Contains(string(l.Line), `"text":"hello alice"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no stored outbound msg with the text; lines: %v", lineTypes(t, me, res.Th))
+	}
+	// It reaches alice and the open thread view shows it.
+	na.pump(t, "the reply in the thread view", func() bool {
+		for _, r := range tw.rows {
+			if r.Text == "hello alice" {
+				return true
+			}
+		}
+		return false
+	})
+
+	// Setting my state stores a state line.
+	c.state.SetSelected("working")
+	test.Type(c.note, "on it")
+	test.Tap(c.setBtn)
+	na.Wait()
+	if got := lineTypes(t, me, res.Th); !strings.Contains(strings.Join(got, " "), "out:state") {
+		t.Errorf("no outbound state line: %v", got)
+	}
+}
+
+// (b) An arriving msg raises the unread count in the threads list and in
+// the tray menu.
+func TestNodeArrivingMsgRaisesUnread(t *testing.T) {
+	me := newNode(t, "me", 1)
+	alice := newNode(t, "alice", 2)
+	link(t, alice, me)
+	na := newNodeApp(t, me)
+	if got := na.tray.labels()[2]; got != "Threads" {
+		t.Fatalf("threads item at start = %q", got)
+	}
+	res := say(t, alice, me.Key(), "", "Release build", "the build is red")
+	na.pump(t, "the unread thread", func() bool { t, ok := na.thread(res.Th); return ok && t.Unread == 1 })
+	if got := na.tray.labels()[2]; got != "Threads (1 unread)" {
+		t.Errorf("tray threads item = %q", got)
+	}
+	row := na.main.list.CreateItem()
+	na.main.list.UpdateItem(0, row)
+	if r := na.main.shown[0]; r.Th != res.Th || r.Unread != 1 {
+		t.Errorf("first row = %+v", r)
+	}
+	if lbl := rowTitle(row); lbl != "Release build  (1)" {
+		t.Errorf("row title = %q", lbl)
+	}
+
+	say(t, alice, me.Key(), res.Th, "", "still red")
+	na.pump(t, "two unread", func() bool { t, _ := na.thread(res.Th); return t.Unread == 2 })
+	if got := na.tray.labels()[2]; got != "Threads (2 unread)" {
+		t.Errorf("tray threads item = %q", got)
+	}
+	// Opening the thread marks it read: the count goes away.
+	info, _ := na.thread(res.Th)
+	na.openThread(info)
+	na.Wait()
+	na.pump(t, "the thread read", func() bool { t, _ := na.thread(res.Th); return t.Unread == 0 })
+	if got := na.tray.labels()[2]; got != "Threads" {
+		t.Errorf("tray threads item after reading = %q", got)
+	}
+}
+
+// execRequest sends an exec request from n to to and returns its answer
+// on the channel.
+func execRequest(n *peer.Node, to key.PublicKey, cmd string) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		data, _ := json.Marshal(map[string]any{"cmd": cmd, "timeout": 10})
+		res, err := n.Request(ctx, to.String(), profile.MimeExec, data, "")
+		if err == nil && !strings.Contains(string(res), `"exit":0`) {
+			err = errors.New("result without exit 0: " + string(res))
+		}
+		out <- err
+	}()
+	return out
+}
+
+// wait reads the answer of execRequest.
+func waitAnswer(t *testing.T, ch <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(90 * time.Second):
+		t.Fatal("the request never got an answer")
+		return nil
+	}
+}
+
+// (c) Approving a pending request issues a grant and the request runs;
+// denying answers err forbidden. The issued grant is listed and can be
+// revoked.
+func TestNodeApprovals(t *testing.T) {
+	ws := t.TempDir()
+	me := newNode(t, "me", 1, func(c *peer.Config) { c.Workspace = ws })
+	alice := newNode(t, "alice", 2)
+	link(t, alice, me)
+	na := newNodeApp(t, me)
+
+	answer := execRequest(alice, me.Key(), "echo approved")
+	na.pump(t, "the approval prompt", func() bool { return na.approvals != nil && na.approvals.cur != "" })
+	w := na.approvals
+	if got := na.tray.labels()[4]; got != "Approvals (1 pending)" {
+		t.Errorf("tray approvals item = %q", got)
+	}
+	var shown []string
+	for _, it := range w.fields.Items {
+		shown = append(shown, it.Text)
+	}
+	if !strings.Contains(strings.Join(shown, " "), "command") {
+		t.Errorf("prompt fields = %v", shown)
+	}
+	test.Tap(w.hour)
+	na.Wait()
+	if err := waitAnswer(t, answer); err != nil {
+		t.Fatalf("approved request: %v", err)
+	}
+	gs, err := me.Grants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var issued []peer.GrantInfo
+	for _, g := range gs {
+		if g.Issued {
+			issued = append(issued, g)
+		}
+	}
+	if len(issued) != 1 {
+		t.Fatalf("grants issued = %+v", gs)
+	}
+	na.pump(t, "the grant in the Approvals window", func() bool { return len(w.grants) == 1 && w.cur == "" })
+	if line := GrantLine(w.grants[0], na.main.name, time.UTC); !strings.HasPrefix(line, "alice: exec on ") || !strings.Contains(line, "until ") {
+		t.Errorf("grant line = %q", line)
+	}
+
+	// The grant now covers a second request: it runs without a prompt.
+	if err := waitAnswer(t, execRequest(alice, me.Key(), "echo granted")); err != nil {
+		t.Fatalf("request under the grant: %v", err)
+	}
+	if p := me.Pending(); len(p) != 0 {
+		t.Fatalf("a request under a grant waits: %+v", p)
+	}
+
+	// Revoked: the next request asks again, and Deny answers forbidden.
+	w.revokeNow(me, w.grants[0].ID)
+	na.Wait()
+	if !strings.Contains(GrantLine(w.grants[0], nil, time.UTC), "revoked") {
+		t.Errorf("after revoke: %q", GrantLine(w.grants[0], nil, time.UTC))
+	}
+	answer = execRequest(alice, me.Key(), "echo denied")
+	na.pump(t, "the second prompt", func() bool { return w.cur != "" })
+	test.Tap(w.deny)
+	na.Wait()
+	err = waitAnswer(t, answer)
+	var we *wire.Err
+	if !errors.As(err, &we) || we.Code != wire.CodeForbidden {
+		t.Fatalf("denied request: %v, want err forbidden", err)
+	}
+	na.pump(t, "nothing pending", func() bool { return w.cur == "" && w.empty.Visible() })
+}
+
+// (d) Keep private sends a private line to the other party.
+func TestNodePrivateToggle(t *testing.T) {
+	me := newNode(t, "me", 1)
+	alice := newNode(t, "alice", 2)
+	link(t, me, alice)
+	na := newNodeApp(t, me)
+	res := say(t, me, alice.Key(), "", "Secrets", "do not mirror this")
+	na.pump(t, "my thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
+	info, _ := na.thread(res.Th)
+	tw := na.openThread(info)
+	na.Wait()
+	if tw.private.Disabled() || tw.mirror.Disabled() {
+		t.Fatal("the node has the toggles but they are disabled")
+	}
+	test.Tap(tw.private)
+	top := tw.w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no confirmation")
+	}
+	yes := findButton(top, "Yes")
+	if yes == nil {
+		t.Fatal("confirmation has no Yes")
+	}
+	test.Tap(yes)
+	na.Wait()
+	if got := strings.Join(lineTypes(t, me, res.Th), " "); !strings.Contains(got, "out:private") {
+		t.Errorf("my lines: %s, want an outbound private", got)
+	}
+	ls, _ := me.Lines(res.Th, "")
+	if l := ls[len(ls)-1]; !strings.Contains(string(l.Line), `"t":"private"`) {
+		t.Errorf("last line %s", l.Line)
+	}
+	// It reaches alice, and the toggle shows the thread private.
+	eventuallyNode(t, "alice to get the private line", func() bool {
+		ls, _ := alice.Lines(res.Th, "")
+		for _, l := range ls {
+			if l.Dir == "in" && strings.Contains(string(l.Line), `"t":"private"`) {
+				return true
+			}
+		}
+		return false
+	})
+	na.pump(t, "the window to show Private", func() bool { return tw.private.Text == "Private" && tw.private.Disabled() })
+}
+
+// eventuallyNode polls a node-only condition (no widgets involved).
+func eventuallyNode(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// rowTitle is the title label's text of a main-list row.
+func rowTitle(o fyne.CanvasObject) string {
+	return o.(*fyne.Container).Objects[0].(*widget.Label).Text
+}
+
+// Presence shows the node's presence table; Copy my invite copies
+// node.Invite; Add peer… goes through node.AddInvite; Settings changes
+// the presence detail and the mirror hosts on the node.
+func TestNodePresenceInviteSettings(t *testing.T) {
+	me := newNode(t, "me", 1, func(c *peer.Config) { c.PresenceDebounce = 20 * time.Millisecond })
+	alice := newNode(t, "alice", 2, func(c *peer.Config) {
+		c.PresenceDebounce = 20 * time.Millisecond
+		c.Harness, c.Model = "claude-code", "opus"
+	})
+	na := newNodeApp(t, me)
+
+	na.copyInvite()
+	na.Wait()
+	if got := na.fa.Clipboard().Content(); got != me.Invite() {
+		t.Errorf("clipboard = %q, want the node's invite %q", got, me.Invite())
+	}
+
+	na.showPresence()
+	na.Wait()
+	p := na.presence
+	if !p.none.Visible() {
+		t.Error("presence documents shown before any peer")
+	}
+	na.addPeerText(me, alice.Invite(), p.w)
+	na.Wait()
+	if !strings.Contains(na.main.notice.Text, "Added peer") {
+		t.Errorf("notice = %q", na.main.notice.Text)
+	}
+	say(t, alice, me.Key(), "", "Hello", "hi")
+	na.pump(t, "alice up with her presence document", func() bool {
+		return len(p.peers) == 1 && p.peers[0].Up && len(p.doc) == 1 && strings.Contains(p.doc[0].Threads, "Hello with me")
+	})
+	d := p.doc[0]
+	if !strings.HasPrefix(d.Title, "alice  ") || !strings.Contains(d.Detail, "harness claude-code · model opus") {
+		t.Errorf("document = %+v", d)
+	}
+
+	na.showSettings()
+	s := na.settings
+	if s.presence.Disabled() || s.hosts.Disabled() || s.save.Disabled() || !s.name.Disabled() {
+		t.Fatal("presence and mirror hosts should be editable, name not")
+	}
+	if s.presence.Selected != me.PresenceDetail() {
+		t.Errorf("presence shown %q, node %q", s.presence.Selected, me.PresenceDetail())
+	}
+	s.presence.SetSelected("peers")
+	s.hosts.SetText(alice.Key().String())
+	test.Tap(s.save)
+	na.Wait()
+	if me.PresenceDetail() != "peers" {
+		t.Errorf("presence detail = %q", me.PresenceDetail())
+	}
+	if h := me.MirrorHosts(); len(h) != 1 || h[0] != alice.Key().String() {
+		t.Errorf("mirror hosts = %v", h)
+	}
+	if s.note.Text != "Saved." {
+		t.Errorf("note = %q", s.note.Text)
+	}
+}
