@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
 var cmdBlobs = &command{
@@ -28,32 +28,9 @@ var cmdBlob = &command{
 }
 
 func runBlobs(e *env, args []string) error {
-	fs := newFlags("blobs")
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	bs, err := c.Blobs(e.ctx)
-	if err != nil {
-		return e.wrap("blobs", err)
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, bs)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS")
-	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), b.Size, blobStatus(b))
-	}
-	return tw.Flush()
+	return runList(e, args, "blobs", (*localapi.Client).Blobs, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS", func(b peer.BlobInfo) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d\t%s", b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), b.Size, blobStatus(b))
+	})
 }
 
 func blobStatus(b peer.BlobInfo) string {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
 var cmdPending = &command{
@@ -23,32 +23,9 @@ var cmdDecide = &command{
 }
 
 func runPending(e *env, args []string) error {
-	fs := newFlags("pending")
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	ps, err := c.Pending(e.ctx)
-	if err != nil {
-		return e.wrap("pending", err)
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, ps)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE")
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", p.ID, p.Kind, shortKey(p.From), p.Caps, p.Th, p.Deadline)
-	}
-	return tw.Flush()
+	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE", func(p peer.ApprovalRequest) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%v\t%s\t%s", p.ID, p.Kind, shortKey(p.From), p.Caps, p.Th, p.Deadline)
+	})
 }
 
 func runDecide(e *env, args []string) error {

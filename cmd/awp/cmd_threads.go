@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
 var cmdThreads = &command{
@@ -22,29 +24,7 @@ var cmdShow = &command{
 }
 
 func runThreads(e *env, args []string) error {
-	fs := newFlags("threads")
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	ths, err := c.Threads(e.ctx)
-	if err != nil {
-		return e.wrap("threads", err)
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, ths)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED")
-	for _, t := range ths {
+	return runList(e, args, "threads", (*localapi.Client).Threads, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED", func(t peer.ThreadInfo) string {
 		who := shortKey(t.Peer)
 		if t.PeerName != "" {
 			who = t.PeerName + " (" + who + ")"
@@ -52,9 +32,8 @@ func runThreads(e *env, args []string) error {
 		if t.MirroredFrom != "" {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Th, who, clip(t.Subject, 40), dash(t.Mine), dash(t.Theirs), t.Unread, t.Updated)
-	}
-	return tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d\t%s", t.Th, who, clip(t.Subject, 40), dash(t.Mine), dash(t.Theirs), t.Unread, t.Updated)
+	})
 }
 
 func runShow(e *env, args []string) error {
