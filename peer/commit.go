@@ -57,6 +57,14 @@ func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
 // publishAfter publishes e after the current batch commits (dropped if the
 // batch fails). Call it only from inside an op's fn.
 func (c *commitLoop) publishAfter(e Event) {
+	if !c.n.hasSubscribers() {
+		// Nobody listens: only presence cares that something changed.
+		switch e.Type {
+		case EventLine, EventThread:
+			c.n.presenceChanged()
+		}
+		return
+	}
 	c.events = append(c.events, e)
 }
 

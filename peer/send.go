@@ -30,11 +30,8 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	}
 	parts := make([]json.RawMessage, 0, len(r.Parts)+len(r.Blobs))
 	for i, p := range r.Parts {
-		var k struct {
-			K *string `json:"k"`
-		}
-		if err := json.Unmarshal(p, &k); err != nil || k.K == nil {
-			return SendResult{}, fmt.Errorf("peer: send: part %d is not an object with a string k", i)
+		if !wire.ValidPart(p) {
+			return SendResult{}, fmt.Errorf("peer: send: part %d is not an object with a string k (or a known field has the wrong type)", i)
 		}
 		parts = append(parts, p)
 	}

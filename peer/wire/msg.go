@@ -326,3 +326,10 @@ func needsCompact(p []byte) bool {
 	}
 	return len(p) == 0
 }
+
+// ValidPart reports whether raw is a JSON object with a string "k" (and
+// known fields of the right types): what a msg part must be.
+func ValidPart(raw []byte) bool {
+	_, ok := decodePart(raw)
+	return ok
+}
