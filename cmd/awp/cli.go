@@ -187,6 +187,19 @@ func (e *env) client(fs *flagSet) (*localapi.Client, error) {
 	return localapi.NewClient(localapi.SocketPath(dir)), nil
 }
 
+// clientNoArgs parses a command's flags, refuses positional arguments, and
+// returns a local API client: the start every argument-less command shares.
+func (e *env) clientNoArgs(fs *flagSet, args []string) (*localapi.Client, error) {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := nArgs(pos, 0, ""); err != nil {
+		return nil, err
+	}
+	return e.client(fs)
+}
+
 // stringList is a repeatable string flag.
 type stringList []string
 

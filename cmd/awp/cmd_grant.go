@@ -11,10 +11,10 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -114,29 +114,7 @@ func writeRaw(e *env, v json.RawMessage) error {
 }
 
 func runGrants(e *env, args []string) error {
-	fs := newFlags("grants")
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	gs, err := c.Grants(e.ctx)
-	if err != nil {
-		return e.wrap("grants", err)
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, gs)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tDIR\tISS\tSUB\tCAPS\tEXP\tSTATE")
-	for _, g := range gs {
+	return runList(e, args, "grants", (*localapi.Client).Grants, "ID\tDIR\tISS\tSUB\tCAPS\tEXP\tSTATE", func(g peer.GrantInfo) string {
 		var body struct {
 			Iss  string   `json:"iss"`
 			Sub  string   `json:"sub"`
@@ -153,10 +131,9 @@ func runGrants(e *env, args []string) error {
 		case g.Expired:
 			state = "expired"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, dir, shortKey(body.Iss), shortKey(body.Sub),
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", g.ID, dir, shortKey(body.Iss), shortKey(body.Sub),
 			strings.Join(body.Caps, ","), g.Exp, state)
-	}
-	return tw.Flush()
+	})
 }
 
 func runRevoke(e *env, args []string) error {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
 var cmdStatus = &command{
@@ -49,14 +51,7 @@ const defaultConnectTimeout = time.Minute
 
 func runStatus(e *env, args []string) error {
 	fs := newFlags("status")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
+	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -102,37 +97,18 @@ func runConnect(e *env, args []string) error {
 }
 
 func runPeers(e *env, args []string) error {
-	fs := newFlags("peers")
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	ps, err := c.Peers(e.ctx)
-	if err != nil {
-		return e.wrap("peers", err)
-	}
-	for i := range ps {
-		if ps[i].Listen == nil {
-			ps[i].Listen = []string{}
+	fetch := func(c *localapi.Client, ctx context.Context) ([]peer.PeerInfo, error) {
+		ps, err := c.Peers(ctx)
+		for i := range ps {
+			if ps[i].Listen == nil {
+				ps[i].Listen = []string{}
+			}
 		}
+		return ps, err
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, ps)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tNAME\tUP\tTRUSTED\tLISTEN")
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\n", p.Key, dash(p.Name), p.Up, p.Trusted, dash(strings.Join(p.Listen, " ")))
-	}
-	return tw.Flush()
+	return runList(e, args, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) string {
+		return fmt.Sprintf("%s\t%s\t%v\t%v\t%s", p.Key, dash(p.Name), p.Up, p.Trusted, dash(strings.Join(p.Listen, " ")))
+	})
 }
 
 func runTrust(e *env, name string, args []string, trusted bool) error {

@@ -201,14 +201,7 @@ func runPrivate(e *env, args []string) error {
 
 func runInvite(e *env, args []string) error {
 	fs := newFlags("invite")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
+	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
 	}

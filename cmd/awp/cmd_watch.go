@@ -19,14 +19,7 @@ var cmdWatch = &command{
 func runWatch(e *env, args []string) error {
 	fs := newFlags("watch")
 	asJSON := fs.Bool("json", false, "print one JSON object per event and line")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
+	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
 	}

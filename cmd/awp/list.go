@@ -14,14 +14,7 @@ import (
 func runList[T any](e *env, args []string, name string, fetch func(*localapi.Client, context.Context) ([]T, error), header string, row func(T) string) error {
 	fs := newFlags(name)
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
+	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
 	}
