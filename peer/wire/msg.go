@@ -269,26 +269,11 @@ func (s *State) validate() error {
 func (m *Msg) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"t":`...)
 	b = appendString(b, m.T)
-	if m.ID != "" {
-		b = append(b, `,"id":`...)
-		b = appendString(b, m.ID)
-	}
-	if m.TS != "" {
-		b = append(b, `,"ts":`...)
-		b = appendString(b, m.TS)
-	}
-	if m.Th != "" {
-		b = append(b, `,"th":`...)
-		b = appendString(b, m.Th)
-	}
-	if m.Subject != "" {
-		b = append(b, `,"subject":`...)
-		b = appendString(b, m.Subject)
-	}
-	if m.Re != "" {
-		b = append(b, `,"re":`...)
-		b = appendString(b, m.Re)
-	}
+	b = appendOptString(b, `,"id":`, m.ID)
+	b = appendOptString(b, `,"ts":`, m.TS)
+	b = appendOptString(b, `,"th":`, m.Th)
+	b = appendOptString(b, `,"subject":`, m.Subject)
+	b = appendOptString(b, `,"re":`, m.Re)
 	b = append(b, `,"parts":`...)
 	if m.Parts == nil {
 		b = append(b, "null"...)
@@ -332,4 +317,12 @@ func needsCompact(p []byte) bool {
 func ValidPart(raw []byte) bool {
 	_, ok := decodePart(raw)
 	return ok
+}
+
+// appendOptString appends `,"name":` and v when v is not empty (omitempty).
+func appendOptString(b []byte, member, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendString(append(b, member...), v)
 }
