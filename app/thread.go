@@ -141,10 +141,6 @@ func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 // marks the thread read. UI goroutine.
 func (tw *threadWindow) reload() { tw.load(true) }
 
-// more loads only the lines after the last one shown when the node can
-// (LinesAfterer), else everything. UI goroutine.
-func (tw *threadWindow) more() { tw.load(false) }
-
 func (tw *threadWindow) load(full bool) {
 	be := tw.a.backend()
 	if be == nil {

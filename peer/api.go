@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-
-	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // This file holds the node's public API types: what the local API, the
@@ -169,6 +167,3 @@ type Decision struct {
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (d Decision, ok bool)
 }
-
-// keyString is a small helper for API conversions.
-func keyString(k key.PublicKey) string { return k.String() }

@@ -51,8 +51,3 @@ func BenchmarkDurableMsgs(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
-
-func (n *Node) ackedAll(th string) bool {
-	ls, err := n.LinesAfter(th, "", 0, 0)
-	return err == nil && len(ls) > 0 && ls[len(ls)-1].Acked
-}

@@ -2,7 +2,6 @@ package peer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -145,6 +144,3 @@ func (n *Node) rememberDial(k key.PublicKey, addr string) {
 		return tx.PutPeer(p)
 	}})
 }
-
-// errNotConnected is returned by calls that need a live session.
-var errNotConnected = errors.New("peer: not connected")

@@ -182,12 +182,3 @@ func (n *Node) Trust(k string, trusted bool) error {
 	}
 	return err
 }
-
-// trusted reports whether k is on the trust list (my own key always is).
-func (n *Node) trusted(tx *store.Tx, k key.PublicKey) bool {
-	if k == n.pub {
-		return true
-	}
-	p, ok := tx.Peer(k)
-	return ok && p.Trusted
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Errors returned when opening.
@@ -29,7 +30,6 @@ var (
 	bDedupe    = []byte("dedupe")
 	bSeen      = []byte("seen")
 	bOutbox    = []byte("outbox")
-	bOutID     = []byte("outid")
 	bOutTh     = []byte("outth")
 	bBlobs     = []byte("blobs")
 	bPeers     = []byte("peers")
@@ -69,7 +69,7 @@ func Open(dir string, o Options) (*DB, error) {
 		FreelistType:   bolt.FreelistMapType,
 		NoSync:         o.NoSync,
 	})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
 	}
 	if err != nil {
