@@ -182,7 +182,7 @@ func (s *session) receive(f wire.Frame) bool {
 
 func (n *Node) afterInbound(s *session, th string, res *inResult) {
 	if res.line != nil {
-		n.publish(Event{Type: EventLine, Peer: s.peer.String(), PeerName: s.hello.Name, Th: th, Line: res.line})
+		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
 	}
 	if res.blob != nil {
 		n.publish(Event{Type: EventBlob, Peer: s.peer.String(), Th: res.blob.Th, Blob: res.blob})
@@ -221,7 +221,7 @@ func (n *Node) writeChunk(peer key.PublicKey, c *wire.Chunk) (string, error) {
 func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResult) error {
 	h := f.Header()
 	peer := s.peer
-	if tx.Received(peer, h.ID) {
+	if tx.Received(peer, h.Th, h.ID) {
 		res.dup = true
 		res.of = tx.LastSeen(peer, h.Th)
 		return nil
@@ -249,7 +249,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResul
 		}
 		t.Updated = now
 		t.Unread++
-		t.LastFrom = peer.String()
+		t.LastFrom = s.peerS
 		switch f := f.(type) {
 		case *wire.Msg:
 			if t.Subject == "" && f.Subject != "" {
@@ -268,7 +268,11 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResul
 			n.storeIntroduce(tx, peer, f, now)
 		}
 		tx.Touch(tk)
-		res.line = &LineInfo{Dir: "in", From: peer.String(), Line: json.RawMessage(h.Raw()), Seq: seq, Stored: now.UTC().Format(wire.TimeFormat)}
+		if n.hasSubscribers() {
+			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(h.Raw()), Seq: seq, Stored: now.UTC().Format(wire.TimeFormat)}
+		} else {
+			n.presenceChanged()
+		}
 		res.thread = true
 		if err := n.mirrorLine(tx, tk, "in", h.Raw()); err != nil {
 			return err

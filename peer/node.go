@@ -91,6 +91,7 @@ type Node struct {
 	cfg  Config
 	priv key.PrivateKey
 	pub  key.PublicKey
+	pubS string // pub.String()
 	log  *slog.Logger
 	now  func() time.Time
 	db   *store.DB
@@ -184,7 +185,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		cfg: cfg, priv: cfg.Key, pub: cfg.Key.Public(), log: log, now: now, db: db,
+		cfg: cfg, priv: cfg.Key, pub: cfg.Key.Public(), pubS: cfg.Key.Public().String(), log: log, now: now, db: db,
 		sessions:  map[key.PublicKey]*session{},
 		dialers:   map[string]*dialer{},
 		outSig:    map[key.PublicKey]chan struct{}{},

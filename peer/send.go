@@ -161,7 +161,7 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		return 0, err
 	}
 	t.Updated = now
-	t.LastFrom = n.pub.String()
+	t.LastFrom = n.pubS
 	if t.ReadSeq == seq-1 {
 		t.ReadSeq = seq // my own line does not make the thread unread
 	}
@@ -177,8 +177,12 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		return 0, err
 	}
 	n.commit.wakeAfter(to)
-	n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
-		Line: &LineInfo{Dir: "out", From: n.pub.String(), Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
+	if n.hasSubscribers() {
+		n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
+			Line: &LineInfo{Dir: "out", From: n.pubS, Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
+	} else {
+		n.presenceChanged()
+	}
 	return seq, nil
 }
 

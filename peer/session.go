@@ -27,6 +27,7 @@ type session struct {
 	c        net.Conn
 	r        *wire.Reader
 	peer     key.PublicKey
+	peerS    string // peer.String()
 	hello    *wire.Hello
 	resume   *wire.Resume
 	dialAddr string // set when this node dialed
@@ -48,7 +49,7 @@ type session struct {
 }
 
 func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.Hello, res *wire.Resume, dialAddr string, early []wire.Frame) *session {
-	s := &session{n: n, c: c, r: r, peer: pk, hello: h, resume: res, dialAddr: dialAddr, early: early,
+	s := &session{n: n, c: c, r: r, peer: pk, peerS: pk.String(), hello: h, resume: res, dialAddr: dialAddr, early: early,
 		acks: map[string]string{}, started: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(n.ctx)
 	s.wq.init(writeLimit)

@@ -35,12 +35,16 @@ func ParsePublic(s string) (PublicKey, error) {
 	if !strings.HasPrefix(s, Prefix) || len(s) != len(Prefix)+43 {
 		return p, fmt.Errorf("%w: %q", ErrBadKey, trunc(s))
 	}
-	n, err := B64.Decode(p.k[:], []byte(s[len(Prefix):]))
+	var text [43]byte
+	copy(text[:], s[len(Prefix):])
+	n, err := B64.Decode(p.k[:], text[:])
 	if err != nil || n != 32 {
 		return PublicKey{}, fmt.Errorf("%w: %q", ErrBadKey, trunc(s))
 	}
 	// Reject non-canonical encodings (trailing bits set) so a key has exactly one text form.
-	if B64.EncodeToString(p.k[:]) != s[len(Prefix):] {
+	var again [43]byte
+	B64.Encode(again[:], p.k[:])
+	if again != text {
 		return PublicKey{}, fmt.Errorf("%w: %q (non-canonical)", ErrBadKey, trunc(s))
 	}
 	return p, nil
@@ -77,7 +81,10 @@ func (p PublicKey) String() string {
 	if p.IsZero() {
 		return ""
 	}
-	return Prefix + B64.EncodeToString(p.k[:])
+	var b [len(Prefix) + 43]byte
+	copy(b[:], Prefix)
+	B64.Encode(b[len(Prefix):], p.k[:])
+	return string(b[:])
 }
 
 // Short returns a short human form: the first 8 characters after the prefix.

@@ -15,13 +15,16 @@
 //
 //	threads   tkey → thread record (JSON)           tkey = ns byte + peer key (32) + th
 //	lines     tkey → bucket: seq (8, BE) → line record (binary, raw line inside)
-//	dedupe    peer → bucket: id → nothing            ids received from peer
-//	seen      peer → bucket: th → last id received   what resume lists
+//	seen      peer → bucket: th → last id received   what resume lists; also the dedupe
 //	outbox    peer → bucket: seq (8, BE) → out record
-//	outth     peer → bucket: th 0x00 seq → id + line seq   per-thread index for acks
 //	blobs     dir byte + peer (32) + ref → blob record (JSON); bytes in files
 //	peers     peer key (32) → peer record (JSON)
 //	settings  name → value
+//
+// The outbox's per-thread index (which queued entries an ack of a thread
+// releases) is kept in memory, rebuilt from the outbox at Open, and changed
+// only when a transaction commits (Update holds a mutex through the commit).
+// Earlier versions' dedupe and outth buckets are dropped at Open.
 //
 // # Caveats
 //

@@ -1,11 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -143,8 +143,14 @@ func (r *reader) u64() uint64 {
 
 // AppendOutbox queues o for peer and returns its outbox seq.
 func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
-	pb := peerBytes(peer)
-	ob := tx.sub(bOutbox, pb)
+	if tx.outB == nil || peer != tx.outPeer {
+		tx.outB = tx.sub(bOutbox, peerBytes(peer))
+		if tx.outB == nil {
+			return 0, fmt.Errorf("store: outbox: no bucket")
+		}
+		tx.outPeer = peer
+	}
+	ob := tx.outB
 	seq, err := ob.NextSequence()
 	if err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
@@ -152,21 +158,8 @@ func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	if err := ob.Put(u64(seq), encodeOut(o)); err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
-	// The per-thread index: th 0x00 seq → id and line seq, for acks.
-	iv := make([]byte, 0, len(o.ID)+8)
-	iv = append(iv, o.ID...)
-	iv = binary.BigEndian.AppendUint64(iv, o.LineSeq)
-	if err := tx.sub(bOutTh, pb).Put(outThKey(o.Th, seq), iv); err != nil {
-		return 0, fmt.Errorf("store: outbox: %w", err)
-	}
+	tx.outPending().add(outKey{peer, o.Th}, outRef{seq: seq, id: o.ID, lineSeq: o.LineSeq})
 	return seq, nil
-}
-
-func outThKey(th string, seq uint64) []byte {
-	b := make([]byte, 0, len(th)+9)
-	b = append(b, th...)
-	b = append(b, 0)
-	return append(b, u64(seq)...)
 }
 
 // Outbox returns up to limit entries queued for peer after outbox seq after.
@@ -206,14 +199,14 @@ func (tx *Tx) OutboxLen(peer key.PublicKey) int {
 // OutboxSeqOf returns the outbox and line seqs of a queued line by id (a
 // scan: for tests and tools, not hot paths).
 func (tx *Tx) OutboxSeqOf(peer key.PublicKey, id string) (outSeq, lineSeq uint64, ok bool) {
-	b := tx.btx.Bucket(bOutTh).Bucket(peerBytes(peer))
+	b := tx.btx.Bucket(bOutbox).Bucket(peerBytes(peer))
 	if b == nil {
 		return 0, 0, false
 	}
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if len(v) >= 8 && string(v[:len(v)-8]) == id && len(k) >= 8 {
-			return binary.BigEndian.Uint64(k[len(k)-8:]), binary.BigEndian.Uint64(v[len(v)-8:]), true
+		if o, err := decodeOut(v); err == nil && o.ID == id {
+			return binary.BigEndian.Uint64(k), o.LineSeq, true
 		}
 	}
 	return 0, 0, false
@@ -224,47 +217,50 @@ func (tx *Tx) OutboxSeqOf(peer key.PublicKey, id string) (outSeq, lineSeq uint64
 // outbox. It returns the highest thread line seq acked, and false when id
 // is not (or no longer) queued in th — such an ack changes nothing.
 func (tx *Tx) AckOutbox(peer key.PublicKey, th, id string) (lineSeq uint64, ok bool, err error) {
-	pb := peerBytes(peer)
-	ob := tx.btx.Bucket(bOutbox).Bucket(pb)
-	oth := tx.btx.Bucket(bOutTh).Bucket(pb)
-	if ob == nil || oth == nil {
+	ob := tx.btx.Bucket(bOutbox).Bucket(peerBytes(peer))
+	if ob == nil {
 		return 0, false, nil
 	}
-	uid := strings.ToUpper(id)
-	prefix := append([]byte(th), 0)
-	// First find the acked line (ids of one sender increase in creation
-	// order, so the scan stops at the first larger id).
-	var keys [][]byte
-	c := oth.Cursor()
-	found := false
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if len(v) < 8 || len(k) != len(prefix)+8 {
-			return 0, false, errOutRecord
+	k := outKey{peer, th}
+	p := tx.outPending()
+	// The thread's queued entries in outbox order: ids of one sender
+	// increase in creation order, so the acked ones are a prefix.
+	n, found := 0, false
+	p.each(tx.db.out.list(k), k, func(r outRef) bool {
+		if upperCmp(r.id, id) > 0 {
+			return false
 		}
-		vid := strings.ToUpper(string(v[:len(v)-8]))
-		if vid > uid {
-			break
+		n++
+		if r.dropped {
+			return true
 		}
-		keys = append(keys, clone(k))
-		if ls := binary.BigEndian.Uint64(v[len(v)-8:]); ls > lineSeq {
-			lineSeq = ls // chunk and mirror lines have none: keep the highest
+		if r.lineSeq > lineSeq {
+			lineSeq = r.lineSeq // chunk and mirror lines have none: keep the highest
 		}
-		if vid == uid {
+		if upperCmp(r.id, id) == 0 {
 			found = true
-			break
+			return false
 		}
-	}
+		return true
+	})
 	if !found {
 		return 0, false, nil
 	}
-	for _, k := range keys {
-		if err := ob.Delete(k[len(prefix):]); err != nil {
-			return 0, false, err
+	i := 0
+	p.each(tx.db.out.list(k), k, func(r outRef) bool {
+		if i == n {
+			return false
 		}
-		if err := oth.Delete(k); err != nil {
-			return 0, false, err
+		i++
+		if !r.dropped {
+			err = ob.Delete(u64(r.seq))
 		}
+		return err == nil
+	})
+	if err != nil {
+		return 0, false, err
 	}
+	p.pops[k] += n
 	return lineSeq, true, nil
 }
 
@@ -285,14 +281,171 @@ func (tx *Tx) OutboxPeers() []key.PublicKey {
 // DropOutbox removes one queued entry (used for mirror lines to a host
 // whose hello lacks the mirror cap).
 func (tx *Tx) DropOutbox(peer key.PublicKey, o Out) error {
-	pb := peerBytes(peer)
-	if b := tx.btx.Bucket(bOutbox).Bucket(pb); b != nil {
+	if b := tx.btx.Bucket(bOutbox).Bucket(peerBytes(peer)); b != nil {
 		if err := b.Delete(u64(o.Seq)); err != nil {
 			return err
 		}
 	}
-	if b := tx.btx.Bucket(bOutTh).Bucket(pb); b != nil {
-		_ = b.Delete(outThKey(o.Th, o.Seq))
+	tx.outPending().drop(outKey{peer, o.Th}, o.Seq)
+	return nil
+}
+
+// The outbox's per-thread index lives in memory (rebuilt from the outbox
+// when the store opens): acks are cumulative per thread, so an ack removes
+// a prefix of its thread's queued entries, found here without a scan of
+// the outbox. Changes a transaction makes are kept aside (outPend) and
+// applied only when it commits; DB.Update holds wmu throughout, so no other
+// transaction sees the index in between.
+
+type outKey struct {
+	peer key.PublicKey
+	th   string
+}
+
+type outRef struct {
+	seq     uint64
+	id      string
+	lineSeq uint64
+	dropped bool // removed out of order (DropOutbox) in this transaction
+}
+
+// outList is one thread's queued entries in outbox order, from head.
+type outList struct {
+	refs []outRef
+	head int
+}
+
+type outIndex struct {
+	lists map[outKey]*outList
+}
+
+func (x *outIndex) list(k outKey) []outRef {
+	if l := x.lists[k]; l != nil {
+		return l.refs[l.head:]
 	}
 	return nil
+}
+
+// outPend is what one transaction changes in the index.
+type outPend struct {
+	adds  map[outKey][]outRef
+	pops  map[outKey]int             // entries removed from the front (committed ones first, then adds)
+	drops map[outKey]map[uint64]bool // entries removed out of order
+}
+
+func (tx *Tx) outPending() *outPend {
+	if tx.outP == nil {
+		tx.outP = &outPend{adds: map[outKey][]outRef{}, pops: map[outKey]int{}, drops: map[outKey]map[uint64]bool{}}
+	}
+	return tx.outP
+}
+
+func (p *outPend) add(k outKey, r outRef) { p.adds[k] = append(p.adds[k], r) }
+
+func (p *outPend) drop(k outKey, seq uint64) {
+	if p.drops[k] == nil {
+		p.drops[k] = map[uint64]bool{}
+	}
+	p.drops[k][seq] = true
+}
+
+// each calls fn for the entries of k still queued as this transaction sees
+// them (committed, then added here; those dropped here marked), in order,
+// until fn returns false.
+func (p *outPend) each(committed []outRef, k outKey, fn func(outRef) bool) {
+	skip := p.pops[k]
+	drops := p.drops[k]
+	for _, part := range [2][]outRef{committed, p.adds[k]} {
+		for _, r := range part {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if drops[r.seq] {
+				r.dropped = true
+			}
+			if !fn(r) {
+				return
+			}
+		}
+	}
+}
+
+// apply makes a committed transaction's changes part of the index.
+func (x *outIndex) apply(p *outPend) {
+	touched := map[outKey]bool{}
+	for k := range p.adds {
+		touched[k] = true
+	}
+	for k := range p.pops {
+		touched[k] = true
+	}
+	for k := range p.drops {
+		touched[k] = true
+	}
+	for k := range touched {
+		l := x.lists[k]
+		if l == nil {
+			l = &outList{}
+			x.lists[k] = l
+		}
+		l.refs = append(l.refs, p.adds[k]...)
+		l.head += p.pops[k]
+		if d := p.drops[k]; len(d) > 0 {
+			kept := l.refs[:l.head]
+			for _, r := range l.refs[l.head:] {
+				if !d[r.seq] {
+					kept = append(kept, r)
+				}
+			}
+			l.refs = kept
+		}
+		if l.head >= len(l.refs) {
+			delete(x.lists, k)
+		} else if l.head > 1024 && l.head > len(l.refs)/2 {
+			l.refs = append([]outRef(nil), l.refs[l.head:]...)
+			l.head = 0
+		}
+	}
+}
+
+// loadOutIndex builds the index from every outbox.
+func loadOutIndex(btx *bolt.Tx) (*outIndex, error) {
+	x := &outIndex{lists: map[outKey]*outList{}}
+	top := btx.Bucket(bOutbox)
+	err := top.ForEachBucket(func(pk []byte) error {
+		peer, err := key.PublicFromBytes(pk)
+		if err != nil {
+			return nil // not a peer bucket
+		}
+		c := top.Bucket(pk).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			th, id, ls, err := decodeOutHeader(v)
+			if err != nil || len(k) != 8 {
+				return fmt.Errorf("%w at %x", errOutRecord, k)
+			}
+			ok := outKey{peer, th}
+			l := x.lists[ok]
+			if l == nil {
+				l = &outList{}
+				x.lists[ok] = l
+			}
+			l.refs = append(l.refs, outRef{seq: binary.BigEndian.Uint64(k), id: id, lineSeq: ls})
+		}
+		return nil
+	})
+	return x, err
+}
+
+// decodeOutHeader reads an outbox record's thread, id and line seq.
+func decodeOutHeader(v []byte) (th, id string, lineSeq uint64, err error) {
+	r := reader{b: v}
+	r.byte()
+	th = string(r.bytes(int(r.byte())))
+	id = string(r.bytes(int(r.byte())))
+	lineSeq = r.u64()
+	if r.bad {
+		return "", "", 0, errOutRecord
+	}
+	return th, id, lineSeq, nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -358,4 +359,55 @@ func samePeers(got []key.PublicKey, want ...key.PublicKey) bool {
 		}
 	}
 	return true
+}
+
+// The outbox's per-thread index is in memory: a transaction that fails
+// leaves it as it was, changes are seen inside their own transaction, and a
+// reopen rebuilds the same index from the outbox.
+func TestOutboxIndexRollbackAndRebuild(t *testing.T) {
+	db := mustOpen(t)
+	p := newPeerKey(t)
+	next := 0
+	outs := queue(t, db, p, []string{"thr_a"}, 4, &next)
+	boom := errors.New("boom")
+	err := db.DB.Update(func(tx *Tx) error {
+		if _, err := tx.AppendOutbox(p, Out{Th: "thr_a", ID: testID(900), LineSeq: 99, Raw: []byte(`{}`)}); err != nil {
+			return err
+		}
+		// Seen inside the transaction: acking the new entry acks everything.
+		if ls, ok, err := tx.AckOutbox(p, "thr_a", testID(900)); !ok || err != nil || ls < 99 {
+			t.Fatalf("ack inside the appending tx = %d %v %v", ls, ok, err)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update = %v", err)
+	}
+	if got := outboxIDs(t, db, p); len(got) != len(outs) {
+		t.Fatalf("after a failed tx the outbox is %v", got)
+	}
+	if got := len(db.DB.out.list(outKey{p, "thr_a"})); got != len(outs) {
+		t.Fatalf("after a failed tx the index holds %d entries, want %d", got, len(outs))
+	}
+	// Drop one in the middle, then ack past it: the ack still finds its id.
+	db.update(func(tx *Tx) error {
+		o, err := tx.Outbox(p, 0, 10)
+		if err != nil || len(o) != 4 {
+			t.Fatalf("Outbox = %v %v", o, err)
+		}
+		return tx.DropOutbox(p, o[1])
+	})
+	db.reopen()
+	if got := len(db.DB.out.list(outKey{p, "thr_a"})); got != 3 {
+		t.Fatalf("rebuilt index holds %d entries, want 3", got)
+	}
+	db.update(func(tx *Tx) error {
+		if _, ok, err := tx.AckOutbox(p, "thr_a", outs[2].ID); !ok || err != nil {
+			t.Fatalf("ack past a dropped entry: %v %v", ok, err)
+		}
+		return nil
+	})
+	if got := outboxIDs(t, db, p); len(got) != 1 || got[0] != outs[3].ID {
+		t.Fatalf("after the ack: %v, want [%s]", got, outs[3].ID)
+	}
 }

@@ -88,13 +88,13 @@ func TestStoreSimulation(t *testing.T) {
 			m := newSimModel()
 			idn := 0
 			now := time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)
-			var receivedIDs [nPeers][]string
+			var receivedIDs [nPeers][]recvID
 			ops, batches, rollbacks, restarts := 0, 0, 0, 0
 			for ops < nOps {
 				work := m.clone()
-				var workRecv [nPeers][]string
+				var workRecv [nPeers][]recvID
 				for i := range workRecv {
-					workRecv[i] = append([]string(nil), receivedIDs[i]...)
+					workRecv[i] = append([]recvID(nil), receivedIDs[i]...)
 				}
 				size := 1 + rng.Intn(12)
 				abort := rng.Intn(10) == 0
@@ -133,7 +133,7 @@ func TestStoreSimulation(t *testing.T) {
 
 // simStep applies one random operation to the store and to the model.
 func simStep(t *testing.T, tx *Tx, rng *rand.Rand, m *simModel, peers []key.PublicKey, ths []string, me key.PublicKey,
-	idn *int, now time.Time, recv [][]string) error {
+	idn *int, now time.Time, recv [][]recvID) error {
 	p := rng.Intn(len(peers))
 	peer := peers[p]
 	th := ths[rng.Intn(len(ths))]
@@ -200,7 +200,7 @@ func simStep(t *testing.T, tx *Tx, rng *rand.Rand, m *simModel, peers []key.Publ
 	case r < 90: // receive an inbound line
 		*idn++
 		id := testID(*idn)
-		if tx.Received(peer, id) {
+		if tx.Received(peer, th, id) {
 			t.Fatalf("fresh id %s already received", id)
 		}
 		raw := fmt.Sprintf(`{"t":"msg","id":"%s","th":"%s","in":1}`, id, th)
@@ -218,13 +218,14 @@ func simStep(t *testing.T, tx *Tx, rng *rand.Rand, m *simModel, peers []key.Publ
 		}
 		m.received[p][id] = true
 		m.seen[p][th] = id
-		recv[p] = append(recv[p], id)
+		recv[p] = append(recv[p], recvID{id, th})
 	default: // a replayed duplicate: dedupe says received, nothing is stored
 		if len(recv[p]) == 0 {
 			return nil
 		}
-		id := recv[p][rng.Intn(len(recv[p]))]
-		if !tx.Received(peer, id) {
+		r := recv[p][rng.Intn(len(recv[p]))]
+		id, th := r.id, r.th
+		if !tx.Received(peer, th, id) {
 			t.Fatalf("received id %s not deduped", id)
 		}
 		if got, want := tx.LastSeen(peer, th), m.seen[p][th]; got != want {
@@ -235,7 +236,7 @@ func simStep(t *testing.T, tx *Tx, rng *rand.Rand, m *simModel, peers []key.Publ
 }
 
 // simCheck compares the whole store with the model.
-func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths []string, recv [][]string, batch int) {
+func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths []string, recv [][]recvID, batch int) {
 	t.Helper()
 	db.view(func(tx *Tx) error {
 		var withOut []key.PublicKey
@@ -266,12 +267,8 @@ func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths 
 			// The per-thread index holds exactly the queued entries.
 			for _, th := range ths {
 				var idx []uint64
-				if b := tx.btx.Bucket(bOutTh).Bucket(peerBytes(peer)); b != nil {
-					c := b.Cursor()
-					prefix := append([]byte(th), 0)
-					for k, _ := c.Seek(prefix); k != nil && len(k) == len(prefix)+8 && string(k[:len(prefix)]) == string(prefix); k, _ = c.Next() {
-						idx = append(idx, beU64(k[len(prefix):]))
-					}
+				for _, r := range tx.db.out.list(outKey{peer, th}) {
+					idx = append(idx, r.seq)
 				}
 				var wantIdx []uint64
 				for _, w := range want {
@@ -293,18 +290,18 @@ func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths 
 					t.Fatalf("batch %d peer %d: seen %s = %q, model %q", batch, p, th, seen[th], id)
 				}
 			}
-			for _, id := range recv[p] {
-				if !tx.Received(peer, id) {
-					t.Fatalf("batch %d peer %d: %s not received", batch, p, id)
+			for _, r := range recv[p] {
+				if !tx.Received(peer, r.th, r.id) {
+					t.Fatalf("batch %d peer %d: %s not received", batch, p, r.id)
 				}
 			}
-			for q := range peers { // dedupe is per peer
+			for q := range peers { // dedupe is per peer: ids newer than p's last in the thread are new
 				if q == p {
 					continue
 				}
-				for _, id := range recv[q] {
-					if tx.Received(peer, id) {
-						t.Fatalf("batch %d: %s from peer %d counts as received from peer %d", batch, id, q, p)
+				for _, r := range recv[q] {
+					if last := m.seen[p][r.th]; r.id > last && tx.Received(peer, r.th, r.id) {
+						t.Fatalf("batch %d: %s from peer %d counts as received from peer %d", batch, r.id, q, p)
 					}
 				}
 			}
@@ -349,3 +346,6 @@ func beU64(b []byte) uint64 {
 	}
 	return n
 }
+
+// recvID is an inbound line the simulation stored.
+type recvID struct{ id, th string }

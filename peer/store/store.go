@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -27,16 +28,16 @@ var (
 var (
 	bThreads   = []byte("threads")
 	bLines     = []byte("lines")
-	bDedupe    = []byte("dedupe")
+	bDedupe    = []byte("dedupe") // no longer used: dropped on open
 	bSeen      = []byte("seen")
 	bOutbox    = []byte("outbox")
-	bOutTh     = []byte("outth")
+	bOutTh     = []byte("outth") // no longer used (the index is in memory): dropped on open
 	bBlobs     = []byte("blobs")
 	bPeers     = []byte("peers")
 	bSettings  = []byte("settings")
 	bGrants    = []byte("grants")
 	bMeta      = []byte("meta")
-	allBuckets = [][]byte{bThreads, bLines, bDedupe, bSeen, bOutbox, bOutTh, bBlobs, bPeers, bSettings, bGrants, bMeta}
+	allBuckets = [][]byte{bThreads, bLines, bSeen, bOutbox, bBlobs, bPeers, bSettings, bGrants, bMeta}
 )
 
 // DB is an open data directory.
@@ -44,6 +45,8 @@ type DB struct {
 	dir   string
 	db    *bolt.DB
 	files blobFiles
+	wmu   sync.Mutex // held through each Update (and the index changes after it)
+	out   *outIndex  // per-thread index of the outboxes; guarded by wmu
 }
 
 // Options tune Open.
@@ -68,6 +71,9 @@ func Open(dir string, o Options) (*DB, error) {
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
 		NoSync:         o.NoSync,
+		// Map ahead of the file so a growing store is rarely remapped
+		// (a remap blocks every reader; address space only, not memory).
+		InitialMmapSize: 256 << 20,
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
@@ -81,13 +87,30 @@ func Open(dir string, o Options) (*DB, error) {
 				return err
 			}
 		}
+		// Earlier versions kept every received id; the last id per thread
+		// (the seen bucket) is the dedupe now.
+		for _, old := range [][]byte{bDedupe, bOutTh} {
+			if tx.Bucket(old) != nil {
+				if err := tx.DeleteBucket(old); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	})
+	var out *outIndex
+	if err == nil {
+		err = bdb.View(func(tx *bolt.Tx) error {
+			var err error
+			out, err = loadOutIndex(tx)
+			return err
+		})
+	}
 	if err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("store: init %s: %w", dir, err)
 	}
-	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*os.File{}}}, nil
+	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*os.File{}}, out: out}, nil
 }
 
 // Dir returns the data directory.
@@ -102,13 +125,20 @@ func (db *DB) Close() error {
 // Update runs fn in one read-write transaction, committed (fsync'ed) when fn
 // returns nil.
 func (db *DB) Update(fn func(*Tx) error) error {
-	return db.db.Update(func(btx *bolt.Tx) error {
-		tx := newTx(db, btx)
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	var tx *Tx
+	err := db.db.Update(func(btx *bolt.Tx) error {
+		tx = newTx(db, btx)
 		if err := fn(tx); err != nil {
 			return err
 		}
 		return tx.flush()
 	})
+	if err == nil && tx != nil && tx.outP != nil {
+		db.out.apply(tx.outP)
+	}
+	return err
 }
 
 // View runs fn in a read-only transaction.

@@ -67,7 +67,7 @@ type Thread struct {
 
 // Thread returns a thread's record.
 func (tx *Tx) Thread(k ThreadKey) (*Thread, bool) {
-	kb := string(k.bytes())
+	kb := tx.keyOf(k)
 	if t, ok := tx.threads[kb]; ok {
 		return t, true
 	}
@@ -90,7 +90,7 @@ func (tx *Tx) EnsureThread(k ThreadKey, now time.Time) (*Thread, bool) {
 		return t, false
 	}
 	t := &Thread{Th: k.Th, Created: now, Updated: now}
-	kb := string(k.bytes())
+	kb := tx.keyOf(k)
 	tx.threads[kb] = t
 	tx.dirty[kb] = true
 	idx := tx.sub(bThreads, []byte("\x00idx"))
@@ -101,7 +101,7 @@ func (tx *Tx) EnsureThread(k ThreadKey, now time.Time) (*Thread, bool) {
 }
 
 // Touch marks a thread record changed so it is written at commit.
-func (tx *Tx) Touch(k ThreadKey) { tx.dirty[string(k.bytes())] = true }
+func (tx *Tx) Touch(k ThreadKey) { tx.dirty[tx.keyOf(k)] = true }
 
 // FindThreads lists the threads with id th (normally one).
 func (tx *Tx) FindThreads(th string) []ThreadKey {
@@ -155,6 +155,7 @@ func (tx *Tx) flushIfWritable() error {
 // DeleteThread removes a thread and all its lines.
 func (tx *Tx) DeleteThread(k ThreadKey) error {
 	kb := k.bytes()
+	tx.linesB = nil
 	delete(tx.threads, string(kb))
 	delete(tx.dirty, string(kb))
 	if err := tx.btx.Bucket(bThreads).Delete(kb); err != nil {
@@ -219,9 +220,13 @@ func decodeLine(seq uint64, v []byte) (Line, bool) {
 // AppendLine stores a line at the end of thread k and returns its seq. The
 // thread must exist (EnsureThread); its LastSeq is advanced.
 func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
-	b := tx.sub(bLines, k.bytes())
-	if b == nil {
-		return 0, fmt.Errorf("store: append line: no bucket")
+	b := tx.linesB
+	if b == nil || k != tx.linesK {
+		b = tx.sub(bLines, []byte(tx.keyOf(k)))
+		if b == nil {
+			return 0, fmt.Errorf("store: append line: no bucket")
+		}
+		tx.linesK, tx.linesB = k, b
 	}
 	seq, err := b.NextSequence()
 	if err != nil {

@@ -232,7 +232,7 @@ func TestDedupeAndSeen(t *testing.T) {
 	db := mustOpen(t)
 	p1, p2 := newPeerKey(t), newPeerKey(t)
 	db.view(func(tx *Tx) error {
-		if tx.Received(p1, testID(1)) || tx.LastSeen(p1, "thr_a") != "" || len(tx.SeenMap(p1)) != 0 {
+		if tx.Received(p1, "thr_a", testID(1)) || tx.LastSeen(p1, "thr_a") != "" || len(tx.SeenMap(p1)) != 0 {
 			t.Fatal("fresh store reports something received")
 		}
 		return nil
@@ -244,24 +244,29 @@ func TestDedupeAndSeen(t *testing.T) {
 			}
 		}
 		// Visible inside the same transaction.
-		if !tx.Received(p1, testID(3)) {
+		if !tx.Received(p1, "thr_b", testID(3)) || !tx.Received(p1, "thr_a", testID(2)) {
 			t.Fatal("Received false in the marking transaction")
 		}
 		return tx.MarkReceived(p2, "thr_a", testID(9))
 	})
 	db.reopen()
 	db.view(func(tx *Tx) error {
-		for i := 1; i <= 3; i++ {
-			if !tx.Received(p1, testID(i)) {
-				t.Fatalf("id %d not received", i)
+		// A line is a duplicate when its id is not after the last one of
+		// its thread (ids of a sender increase; a thread arrives in order).
+		for i, th := range []string{"thr_a", "thr_a", "thr_b"} {
+			if !tx.Received(p1, th, testID(i+1)) {
+				t.Fatalf("id %d not received in %s", i+1, th)
 			}
+		}
+		if tx.Received(p1, "thr_a", testID(3)) || tx.Received(p1, "thr_b", testID(4)) || tx.Received(p1, "thr_c", testID(1)) {
+			t.Fatal("a newer id, or one in a thread never seen, counts as received")
 		}
 		// Crockford ids are case-insensitive.
 		lower := "01j9zx" + testID(2)[6:]
-		if !tx.Received(p1, lower) {
+		if !tx.Received(p1, "thr_a", lower) {
 			t.Fatal("lowercase id not recognized")
 		}
-		if tx.Received(p2, testID(1)) || tx.Received(p1, testID(9)) || tx.Received(p1, testID(4)) {
+		if tx.Received(p2, "thr_b", testID(1)) || tx.Received(p1, "thr_a", testID(9)) || !tx.Received(p2, "thr_a", testID(9)) {
 			t.Fatal("dedupe is not per peer")
 		}
 		if got := tx.LastSeen(p1, "thr_a"); got != testID(2) {

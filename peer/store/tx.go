@@ -20,10 +20,33 @@ type Tx struct {
 	// a batch of lines in one thread marshals the record once.
 	threads map[string]*Thread
 	dirty   map[string]bool
+
+	// Memos for the common case of a batch in one thread with one peer.
+	lastK   ThreadKey
+	lastKB  string // lastK.bytes()
+	linesK  ThreadKey
+	linesB  *bolt.Bucket // lines bucket of linesK
+	outPeer key.PublicKey
+	outB    *bolt.Bucket       // outbox bucket of outPeer
+	outP    *outPend           // changes to the outbox index, applied at commit
+	seen    map[seenKey]string // last id received per (peer, th), written at flush
+}
+
+type seenKey struct {
+	peer key.PublicKey
+	th   string
 }
 
 func newTx(db *DB, btx *bolt.Tx) *Tx {
 	return &Tx{db: db, btx: btx, threads: map[string]*Thread{}, dirty: map[string]bool{}}
+}
+
+// keyOf returns k.bytes() as a string, remembering the last key.
+func (tx *Tx) keyOf(k ThreadKey) string {
+	if tx.lastKB == "" || k != tx.lastK {
+		tx.lastK, tx.lastKB = k, string(k.bytes())
+	}
+	return tx.lastKB
 }
 
 // Writable reports whether the transaction may write.
@@ -31,6 +54,12 @@ func (tx *Tx) Writable() bool { return tx.btx.Writable() }
 
 // flush writes cached thread records back.
 func (tx *Tx) flush() error {
+	for k, id := range tx.seen {
+		if err := tx.sub(bSeen, peerBytes(k.peer)).Put([]byte(k.th), []byte(id)); err != nil {
+			return fmt.Errorf("store: seen: %w", err)
+		}
+	}
+	clear(tx.seen)
 	b := tx.btx.Bucket(bThreads)
 	for k := range tx.dirty {
 		v, err := json.Marshal(tx.threads[k])

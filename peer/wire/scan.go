@@ -35,20 +35,41 @@ type member struct {
 // scanObject validates that b is one JSON object (white space around it
 // allowed) and returns its members in order.
 func scanObject(b []byte, members []member) ([]member, error) {
-	i := skipSpace(b, 0)
-	end, err := scanObjectAt(b, i, 0, &members)
+	// Not recursive (nested values go through scanValue), so a caller's
+	// stack buffer for members stays on the stack.
+	i, err := objectStart(b, skipSpace(b, 0), 0)
 	if err != nil {
 		return nil, err
 	}
-	if skipSpace(b, end) != len(b) {
+	for i >= 0 {
+		var m member
+		if m, i, err = nextMember(b, i, 0); err != nil {
+			return nil, err
+		}
+		members = append(members, m)
+	}
+	if skipSpace(b, -i-1) != len(b) {
 		return nil, errSyntax
 	}
 	return members, nil
 }
 
-// scanObjectAt scans an object at b[i] ('{'); when out is non-nil it
-// collects the members.
-func scanObjectAt(b []byte, i, depth int, out *[]member) (int, error) {
+// scanObjectAt scans (validates) an object at b[i] ('{') and returns the
+// index after it.
+func scanObjectAt(b []byte, i, depth int) (int, error) {
+	i, err := objectStart(b, i, depth)
+	for err == nil && i >= 0 {
+		_, i, err = nextMember(b, i, depth)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return -i - 1, nil
+}
+
+// objectStart checks the '{' at b[i] and returns where the first member
+// starts, or -(end+1) for an empty object ending at end.
+func objectStart(b []byte, i, depth int) (int, error) {
 	if depth > maxScanDepth {
 		return 0, errors.New("JSON nested too deep")
 	}
@@ -57,42 +78,44 @@ func scanObjectAt(b []byte, i, depth int, out *[]member) (int, error) {
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
+		return -(i + 1) - 1, nil
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, errSyntax
-		}
-		ks := i
-		ke, esc, err := scanString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return 0, errSyntax
-		}
-		i = skipSpace(b, i+1)
-		vs := i
-		ve, err := scanValue(b, i, depth+1)
-		if err != nil {
-			return 0, err
-		}
-		if out != nil {
-			*out = append(*out, member{key: b[ks+1 : ke-1], escaped: esc, val: b[vs:ve]})
-		}
-		i = skipSpace(b, ve)
-		if i >= len(b) {
-			return 0, errSyntax
-		}
-		if b[i] == '}' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, errSyntax
-		}
-		i = skipSpace(b, i+1)
+	return i, nil
+}
+
+// nextMember scans the member at b[i]; next is where the following member
+// starts, or -(end+1) after the closing brace (end is the index after it).
+func nextMember(b []byte, i, depth int) (m member, next int, err error) {
+	if i >= len(b) || b[i] != '"' {
+		return m, 0, errSyntax
 	}
+	ks := i
+	ke, esc, err := scanString(b, i)
+	if err != nil {
+		return m, 0, err
+	}
+	i = skipSpace(b, ke)
+	if i >= len(b) || b[i] != ':' {
+		return m, 0, errSyntax
+	}
+	i = skipSpace(b, i+1)
+	vs := i
+	ve, err := scanValue(b, i, depth+1)
+	if err != nil {
+		return m, 0, err
+	}
+	m = member{key: b[ks+1 : ke-1], escaped: esc, val: b[vs:ve]}
+	i = skipSpace(b, ve)
+	if i >= len(b) {
+		return m, 0, errSyntax
+	}
+	if b[i] == '}' {
+		return m, -(i + 1) - 1, nil
+	}
+	if b[i] != ',' {
+		return m, 0, errSyntax
+	}
+	return m, skipSpace(b, i+1), nil
 }
 
 // scanArrayAt scans an array at b[i] ('['); when out is non-nil it collects
@@ -135,7 +158,7 @@ func scanValue(b []byte, i, depth int) (int, error) {
 	}
 	switch c := b[i]; {
 	case c == '{':
-		return scanObjectAt(b, i, depth, nil)
+		return scanObjectAt(b, i, depth)
 	case c == '[':
 		return scanArrayAt(b, i, depth, nil)
 	case c == '"':
