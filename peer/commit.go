@@ -21,6 +21,23 @@ type op struct {
 	size int    // bytes this op holds (inbound budget; batch bound)
 	fn   func(tx *store.Tx) error
 	done func(err error)
+	// job, when set, replaces fn and done (one allocation per op on the
+	// hot paths instead of several closures).
+	job opJob
+}
+
+// opJob is an op's work as methods.
+type opJob interface {
+	run(tx *store.Tx) error
+	finish(err error)
+}
+
+// exec runs the op's work inside the batch's transaction.
+func (o *op) exec(tx *store.Tx) error {
+	if o.job != nil {
+		return o.job.run(tx)
+	}
+	return o.fn(tx)
 }
 
 // maxBatchBytes bounds the payload bytes one batch holds.
@@ -177,7 +194,7 @@ func (c *commitLoop) commit(batch []*op) {
 	c.lastID = ""
 	err := db.Update(func(tx *store.Tx) error {
 		for _, o := range ready {
-			if err := o.fn(tx); err != nil {
+			if err := o.exec(tx); err != nil {
 				return err
 			}
 		}
@@ -191,7 +208,7 @@ func (c *commitLoop) commit(batch []*op) {
 			c.events = c.events[:0]
 			c.lastID = ""
 			err := db.Update(func(tx *store.Tx) error {
-				if err := o.fn(tx); err != nil {
+				if err := o.exec(tx); err != nil {
 					return err
 				}
 				return c.putLastID(tx)
@@ -229,7 +246,9 @@ func (c *commitLoop) after(err error) {
 }
 
 func (o *op) finish(err error) {
-	if o.done != nil {
+	if o.job != nil {
+		o.job.finish(err)
+	} else if o.done != nil {
 		o.done(err)
 	}
 }

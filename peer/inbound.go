@@ -130,34 +130,16 @@ type inResult struct {
 // receive hands a content line to the commit loop; the ack follows the commit.
 func (s *session) receive(f wire.Frame) bool {
 	n := s.n
-	h := f.Header()
-	res := &inResult{}
-	o := &op{
-		fn: func(tx *store.Tx) error {
-			*res = inResult{}
-			return n.storeInbound(tx, s, f, res)
-		},
-		done: func(err error) {
-			if err != nil {
-				n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
-				s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
-				return
-			}
-			if res.badCode != "" {
-				s.sendErr(res.badCode, res.badMsg, h.ID, h.Th)
-			}
-			if res.of != "" {
-				s.queueAck(h.Th, res.of)
-			}
-			n.afterInbound(s, h.Th, res)
-		},
-	}
-	o.size = len(h.Raw())
+	j := &inJob{s: s, f: f}
+	o := &j.op
+	o.job = j
+	o.size = len(f.Header().Raw())
 	if c, ok := f.(*wire.Chunk); ok {
 		// Blob bytes go to their file here, on the reader's goroutine; the
 		// commit loop only fsyncs the file before the batch commits.
 		file, err := n.writeChunk(s.peer, c)
 		if err != nil {
+			h := f.Header()
 			n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
 			s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
 			return true
@@ -167,17 +149,43 @@ func (s *session) receive(f wire.Frame) bool {
 	}
 	// Bound the bytes waiting for the commit loop (backpressure on the reader).
 	n.inflight.acquire(o.size)
-	done := o.done
-	o.done = func(err error) {
-		n.inflight.release(o.size)
-		done(err)
-	}
 	if err := n.commit.submit(o); err != nil {
 		n.inflight.release(o.size)
 		s.close(err)
 		return false
 	}
 	return true
+}
+
+// inJob stores one received content line in the commit loop.
+type inJob struct {
+	op
+	s   *session
+	f   wire.Frame
+	res inResult
+}
+
+func (j *inJob) run(tx *store.Tx) error {
+	j.res = inResult{}
+	return j.s.n.storeInbound(tx, j.s, j.f, &j.res)
+}
+
+func (j *inJob) finish(err error) {
+	s, n, h := j.s, j.s.n, j.f.Header()
+	n.inflight.release(j.size)
+	if err != nil {
+		n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
+		s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
+		return
+	}
+	res := &j.res
+	if res.badCode != "" {
+		s.sendErr(res.badCode, res.badMsg, h.ID, h.Th)
+	}
+	if res.of != "" {
+		s.queueAck(h.Th, res.of)
+	}
+	n.afterInbound(s, h.Th, res)
 }
 
 func (n *Node) afterInbound(s *session, th string, res *inResult) {

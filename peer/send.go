@@ -52,43 +52,66 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	if err := checkSize(m); err != nil {
 		return SendResult{}, err
 	}
-	var res SendResult
-	err = n.runCtx(ctx, func(tx *store.Tx) error {
-		now := n.now()
-		m.ID, m.TS = n.ids.New(), wire.FormatTime(now)
-		m.SetRaw(nil)
-		raw, err := wire.Encode(m)
-		if err != nil {
-			return err
-		}
-		if _, err := n.appendOut(tx, to, th, m.ID, raw, now, func(t *store.Thread) {
-			if t.Subject == "" && m.Subject != "" {
-				t.Subject = m.Subject
-			}
-			if txt := previewText(m); txt != "" {
-				t.LastText = txt
-			}
-		}); err != nil {
-			return err
-		}
-		for _, sb := range staged {
-			if err := n.queueBlob(tx, to, th, sb, now); err != nil {
-				return err
-			}
-		}
-		res = SendResult{ID: m.ID, Th: th}
-		if r.waiter != nil {
-			n.mu.Lock()
-			n.waiters[m.ID] = r.waiter
-			n.mu.Unlock()
-		}
-		return nil
-	})
+	j := &sendJob{n: n, to: to, m: m, staged: staged, waiter: r.waiter, done: make(chan error, 1)}
+	j.job = j
+	if err := n.commit.submit(&j.op); err != nil {
+		return SendResult{}, fmt.Errorf("peer: send: %w", err)
+	}
+	select {
+	case err = <-j.done:
+	case <-ctx.Done():
+		err = ctx.Err() // gives up waiting, not the write
+	}
 	if err != nil {
 		return SendResult{}, fmt.Errorf("peer: send: %w", err)
 	}
-	return res, nil
+	return SendResult{ID: m.ID, Th: th}, nil
 }
+
+// sendJob stores one msg (and its staged blobs) in the commit loop.
+type sendJob struct {
+	op
+	n      *Node
+	to     key.PublicKey
+	m      *wire.Msg
+	staged []*stagedBlob
+	waiter chan answer
+	done   chan error
+}
+
+func (j *sendJob) run(tx *store.Tx) error {
+	n, m := j.n, j.m
+	now := n.now()
+	m.ID, m.TS = n.ids.New(), wire.FormatTime(now)
+	m.SetRaw(nil)
+	raw, err := wire.Encode(m)
+	if err != nil {
+		return err
+	}
+	if _, err := n.appendOut(tx, j.to, m.Th, m.ID, raw, now, func(t *store.Thread) {
+		if t.Subject == "" && m.Subject != "" {
+			t.Subject = m.Subject
+		}
+		if txt := previewText(m); txt != "" {
+			t.LastText = txt
+		}
+	}); err != nil {
+		return err
+	}
+	for _, sb := range j.staged {
+		if err := n.queueBlob(tx, j.to, m.Th, sb, now); err != nil {
+			return err
+		}
+	}
+	if j.waiter != nil {
+		n.mu.Lock()
+		n.waiters[m.ID] = j.waiter
+		n.mu.Unlock()
+	}
+	return nil
+}
+
+func (j *sendJob) finish(err error) { j.done <- err }
 
 // checkSize refuses a msg that would not fit in one line, before it is
 // given an id.

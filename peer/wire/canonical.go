@@ -196,36 +196,40 @@ const hexdigits = "0123456789abcdef"
 // writeCanonString writes s as a JSON string escaping only '"', '\\' and
 // U+0000..U+001F (short forms where JSON has them, else \u00xx).
 func writeCanonString(out *bytes.Buffer, s string) {
-	out.WriteByte('"')
+	out.Write(appendCanonString(out.AvailableBuffer(), s))
+}
+
+// appendCanonString appends s as a canonical JSON string to b.
+func appendCanonString(b []byte, s string) []byte {
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		out.WriteString(s[start:i])
+		b = append(b, s[start:i]...)
 		switch c {
 		case '"':
-			out.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case '\\':
-			out.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\b':
-			out.WriteString(`\b`)
+			b = append(b, `\b`...)
 		case '\f':
-			out.WriteString(`\f`)
+			b = append(b, `\f`...)
 		case '\n':
-			out.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			out.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			out.WriteString(`\t`)
+			b = append(b, `\t`...)
 		default:
-			out.WriteString(`\u00`)
-			out.WriteByte(hexdigits[c>>4])
-			out.WriteByte(hexdigits[c&0xf])
+			b = append(b, `\u00`...)
+			b = append(b, hexdigits[c>>4], hexdigits[c&0xf])
 		}
 		start = i + 1
 	}
-	out.WriteString(s[start:])
-	out.WriteByte('"')
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

@@ -65,11 +65,7 @@ func (c *Chunk) appendJSON(b []byte) []byte {
 }
 
 // appendString appends s as a JSON string (canonical escaping).
-func appendString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	writeCanonString(&buf, s)
-	return append(b, buf.Bytes()...)
-}
+func appendString(b []byte, s string) []byte { return appendCanonString(b, s) }
 
 var chunkPrefix = []byte(`{"t":"chunk",`)
 

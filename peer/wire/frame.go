@@ -156,7 +156,7 @@ func Decode(raw []byte) (Frame, error) {
 	var tOK bool
 	var idRaw, thRaw []byte
 	for _, m := range members {
-		switch m.keyString() {
+		switch string(m.name()) {
 		case "t":
 			tCount++
 			t, tOK = stringValue(m.val)

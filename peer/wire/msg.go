@@ -69,7 +69,7 @@ func decodePart(raw []byte) (Part, bool) {
 	hasK := false
 	for _, mb := range members {
 		var dst *string
-		switch mb.keyString() {
+		switch string(mb.name()) {
 		case "k":
 			dst, hasK = &p.K, true
 		case "text":
@@ -126,7 +126,7 @@ func decodeMsg(raw []byte, members []member) (*Msg, error) {
 	m.T = TypeMsg
 	for _, mb := range members {
 		var dst *string
-		switch mb.keyString() {
+		switch string(mb.name()) {
 		case "id":
 			dst = &m.ID
 		case "ts":

@@ -282,6 +282,15 @@ func stringValue(v []byte) (string, bool) {
 }
 
 // keyString returns a member's key as a string.
+// name returns the key's bytes (unescaped: a copy only when the key holds
+// an escape). Switch on string(m.name()) to compare without allocating.
+func (m member) name() []byte {
+	if !m.escaped {
+		return m.key
+	}
+	return []byte(m.keyString())
+}
+
 func (m member) keyString() string {
 	if !m.escaped {
 		return string(m.key)
