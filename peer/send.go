@@ -52,7 +52,14 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	if err := checkSize(m); err != nil {
 		return SendResult{}, err
 	}
-	j := &sendJob{n: n, to: to, m: m, staged: staged, waiter: r.waiter, done: make(chan error, 1)}
+	// Encoded here, in parallel with other callers; the commit loop only
+	// stamps the id and time (ids must be made there: outbox order is id
+	// order).
+	tmpl, err := wire.EncodeMsgTemplate(m)
+	if err != nil {
+		return SendResult{}, fmt.Errorf("peer: send: %w", err)
+	}
+	j := &sendJob{n: n, to: to, m: m, tmpl: tmpl, preview: previewText(m), staged: staged, waiter: r.waiter, done: make(chan error, 1)}
 	j.job = j
 	if err := n.commit.submit(&j.op); err != nil {
 		return SendResult{}, fmt.Errorf("peer: send: %w", err)
@@ -71,29 +78,30 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 // sendJob stores one msg (and its staged blobs) in the commit loop.
 type sendJob struct {
 	op
-	n      *Node
-	to     key.PublicKey
-	m      *wire.Msg
-	staged []*stagedBlob
-	waiter chan answer
-	done   chan error
+	n       *Node
+	to      key.PublicKey
+	m       *wire.Msg
+	tmpl    []byte // m encoded with placeholders for id and ts
+	preview string
+	staged  []*stagedBlob
+	waiter  chan answer
+	done    chan error
 }
 
 func (j *sendJob) run(tx *store.Tx) error {
 	n, m := j.n, j.m
 	now := n.now()
 	m.ID, m.TS = n.ids.New(), wire.FormatTime(now)
-	m.SetRaw(nil)
-	raw, err := wire.Encode(m)
-	if err != nil {
+	raw := j.tmpl
+	if err := wire.StampMsg(raw, m.ID, m.TS); err != nil {
 		return err
 	}
 	if _, err := n.appendOut(tx, j.to, m.Th, m.ID, raw, now, func(t *store.Thread) {
 		if t.Subject == "" && m.Subject != "" {
 			t.Subject = m.Subject
 		}
-		if txt := previewText(m); txt != "" {
-			t.LastText = txt
+		if j.preview != "" {
+			t.LastText = j.preview
 		}
 	}); err != nil {
 		return err

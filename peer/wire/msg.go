@@ -267,6 +267,13 @@ func (s *State) validate() error {
 // holds white space outside strings is compacted, so a line never holds a
 // newline.
 func (m *Msg) appendJSON(b []byte) ([]byte, error) {
+	if b == nil {
+		n := 96 + len(m.ID) + len(m.TS) + len(m.Th) + len(m.Subject) + len(m.Re)
+		for _, p := range m.Parts {
+			n += len(p) + 1
+		}
+		b = make([]byte, 0, n)
+	}
 	b = append(b, `{"t":`...)
 	b = appendString(b, m.T)
 	b = appendOptString(b, `,"id":`, m.ID)
@@ -304,12 +311,60 @@ func (m *Msg) appendJSON(b []byte) ([]byte, error) {
 // needsCompact reports whether raw JSON holds a byte json.Compact would
 // remove or that may not appear in a line (white space, invalid JSON).
 func needsCompact(p []byte) bool {
-	for _, c := range p {
-		if c == '\n' || c == '\r' || c == '\t' || c == ' ' {
-			return true // maybe only inside a string; Compact keeps those
+	in := false // inside a string, where white space stays (control bytes fail the scan)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if in {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case '\n', '\r', '\t', ' ':
+			return true
 		}
 	}
 	return len(p) == 0
+}
+
+// Placeholders EncodeMsgTemplate writes for a msg's id and ts (their final
+// forms have these exact lengths: a ULID and TimeFormat).
+const (
+	idHolder = "00000000000000000000000000"
+	tsHolder = "0000-00-00T00:00:00.000Z"
+)
+
+// msgStampAt is where the id of a msg line begins: `{"t":"msg","id":"`; the
+// ts follows at msgStampAt+len(idHolder)+len(`","ts":"`).
+const (
+	msgStampAt = len(`{"t":"msg","id":"`)
+	msgTSAt    = msgStampAt + len(idHolder) + len(`","ts":"`)
+)
+
+// EncodeMsgTemplate encodes m with placeholders for its id and ts, so the
+// encoding can happen before they are known and StampMsg fills them in
+// place (m's own ID and TS are ignored and left empty).
+func EncodeMsgTemplate(m *Msg) ([]byte, error) {
+	c := *m
+	c.T, c.ID, c.TS = TypeMsg, idHolder, tsHolder
+	c.SetRaw(nil)
+	return Encode(&c)
+}
+
+// StampMsg writes id and ts into a line from EncodeMsgTemplate.
+func StampMsg(raw []byte, id, ts string) error {
+	if len(id) != len(idHolder) || len(ts) != len(tsHolder) || len(raw) < msgTSAt+len(tsHolder) ||
+		string(raw[:msgStampAt]) != `{"t":"msg","id":"` || string(raw[msgStampAt+len(idHolder):msgTSAt]) != `","ts":"` {
+		return fmt.Errorf("wire: stamp msg: not a msg template or a bad id/ts (%q, %q)", id, ts)
+	}
+	copy(raw[msgStampAt:], id)
+	copy(raw[msgTSAt:], ts)
+	return nil
 }
 
 // ValidPart reports whether raw is a JSON object with a string "k" (and
