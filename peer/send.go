@@ -29,11 +29,11 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 		return SendResult{}, fmt.Errorf("peer: send: bad re %q", r.Re)
 	}
 	parts := make([]json.RawMessage, 0, len(r.Parts)+len(r.Blobs))
-	for i, p := range r.Parts {
-		if !wire.ValidPart(p) {
-			return SendResult{}, fmt.Errorf("peer: send: part %d is not an object with a string k (or a known field has the wrong type)", i)
-		}
-		parts = append(parts, p)
+	parts = append(parts, r.Parts...)
+	// Parts are decoded once: checked here, and the preview reads them.
+	m := &wire.Msg{Subject: r.Subject, Re: r.Re, Parts: parts}
+	if i := m.BadPart(); i >= 0 {
+		return SendResult{}, fmt.Errorf("peer: send: part %d is not an object with a string k (or a known field has the wrong type)", i)
 	}
 	var staged []*stagedBlob
 	for _, bf := range r.Blobs {
@@ -47,7 +47,7 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	if len(parts) == 0 {
 		return SendResult{}, errors.New("peer: send: a msg needs at least one part")
 	}
-	m := &wire.Msg{Subject: r.Subject, Re: r.Re, Parts: parts}
+	m.Parts = parts
 	m.T, m.Th = wire.TypeMsg, th
 	if err := checkSize(m); err != nil {
 		return SendResult{}, err

@@ -169,6 +169,18 @@ func decodeMsg(raw []byte, members []member) (*Msg, error) {
 	return m, nil
 }
 
+// BadPart returns the index of the first part that is not an object with a
+// string k (or has a known field of the wrong type), or -1.
+func (m *Msg) BadPart() int {
+	m.DecodeParts()
+	for i, ok := range m.partsOK {
+		if !ok {
+			return i
+		}
+	}
+	return -1
+}
+
 func (m *Msg) validate() error {
 	if err := needThread(&m.Head); err != nil {
 		return err
