@@ -148,6 +148,7 @@ func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 		if tx.outB == nil {
 			return 0, fmt.Errorf("store: outbox: no bucket")
 		}
+		tx.outB.FillPercent = appendFill
 		tx.outPeer = peer
 	}
 	ob := tx.outB
@@ -155,7 +156,7 @@ func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
-	if err := ob.Put(u64(seq), encodeOut(o)); err != nil {
+	if err := ob.Put(tx.seqKey(seq), encodeOut(o)); err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
 	tx.outPending().add(outKey{peer, o.Th}, outRef{seq: seq, id: o.ID, lineSeq: o.LineSeq})
@@ -253,7 +254,7 @@ func (tx *Tx) AckOutbox(peer key.PublicKey, th, id string) (lineSeq uint64, ok b
 		}
 		i++
 		if !r.dropped {
-			err = ob.Delete(u64(r.seq))
+			err = ob.Delete(tx.seqKey(r.seq))
 		}
 		return err == nil
 	})

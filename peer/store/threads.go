@@ -217,6 +217,11 @@ func decodeLine(seq uint64, v []byte) (Line, bool) {
 	}, true
 }
 
+// appendFill is the fill percent of buckets written in key order (lines,
+// outboxes): pages split nearly full, since nothing is inserted before
+// the end.
+const appendFill = 0.9
+
 // AppendLine stores a line at the end of thread k and returns its seq. The
 // thread must exist (EnsureThread); its LastSeq is advanced.
 func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
@@ -226,6 +231,7 @@ func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
 		if b == nil {
 			return 0, fmt.Errorf("store: append line: no bucket")
 		}
+		b.FillPercent = appendFill
 		tx.linesK, tx.linesB = k, b
 	}
 	seq, err := b.NextSequence()
@@ -233,7 +239,7 @@ func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
 		return 0, fmt.Errorf("store: append line: %w", err)
 	}
 	l.Seq = seq
-	if err := b.Put(u64(seq), encodeLine(l)); err != nil {
+	if err := b.Put(tx.seqKey(seq), encodeLine(l)); err != nil {
 		return 0, fmt.Errorf("store: append line: %w", err)
 	}
 	if t, ok := tx.Thread(k); ok {

@@ -29,6 +29,7 @@ type Tx struct {
 	outPeer key.PublicKey
 	outB    *bolt.Bucket       // outbox bucket of outPeer
 	outP    *outPend           // changes to the outbox index, applied at commit
+	kbuf    [8]byte            // scratch for seq keys (bbolt copies keys it keeps)
 	seen    map[seenKey]string // last id received per (peer, th), written at flush
 }
 
@@ -72,6 +73,13 @@ func (tx *Tx) flush() error {
 	}
 	clear(tx.dirty)
 	return nil
+}
+
+// seqKey is u64 without an allocation, valid until the next call: only for
+// keys bbolt does not keep (Put and Delete copy theirs).
+func (tx *Tx) seqKey(n uint64) []byte {
+	binary.BigEndian.PutUint64(tx.kbuf[:], n)
+	return tx.kbuf[:]
 }
 
 func u64(n uint64) []byte {

@@ -360,12 +360,15 @@ const (
 
 // EncodeMsgTemplate encodes m with placeholders for its id and ts, so the
 // encoding can happen before they are known and StampMsg fills them in
-// place (m's own ID and TS are ignored and left empty).
+// place (m's own ID and TS are ignored and left empty; m is not safe for
+// concurrent use during the call).
 func EncodeMsgTemplate(m *Msg) ([]byte, error) {
-	c := *m
-	c.T, c.ID, c.TS = TypeMsg, idHolder, tsHolder
-	c.SetRaw(nil)
-	return Encode(&c)
+	m.T, m.ID, m.TS = TypeMsg, idHolder, tsHolder
+	m.SetRaw(nil)
+	b, err := Encode(m)
+	m.ID, m.TS = "", ""
+	m.SetRaw(nil)
+	return b, err
 }
 
 // StampMsg writes id and ts into a line from EncodeMsgTemplate.
