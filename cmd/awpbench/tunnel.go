@@ -41,9 +41,9 @@ func (m msgsRun) perS() float64 { return float64(m.res.N) / m.res.AckedS }
 
 // runMsgs runs the msgs workload (figure 1's) with n msgs over bd; tag
 // names the children and their data dirs.
-func (b *bench) runMsgs(tag string, n int, bd binding) (msgsRun, error) {
+func (b *bench) runMsgs(tag string, n, workers int, bd binding) (msgsRun, error) {
 	var m msgsRun
-	recv, send, err := b.pair(tag, "msgs", bd, "--n", strconv.Itoa(n), "--workers", strconv.Itoa(b.o.workers))
+	recv, send, err := b.pair(tag, "msgs", bd, "--n", strconv.Itoa(n), "--workers", strconv.Itoa(workers))
 	if err != nil {
 		return m, err
 	}
@@ -192,7 +192,7 @@ func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, erro
 	if err != nil {
 		return msgsRun{}, blobRun{}, err
 	}
-	m, err := b.runMsgs(name+"-msgs", b.o.tunnelN, bd)
+	m, err := b.runMsgs(name+"-msgs", b.o.tunnelN, b.o.workers, bd)
 	if err != nil {
 		return m, blobRun{}, fmt.Errorf("msgs: %w", err)
 	}
