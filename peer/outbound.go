@@ -65,6 +65,11 @@ func (s *session) sendLoop() {
 				continue
 			}
 			b := o.Raw
+			if b == nil && o.Chunk == nil {
+				n.log.Error("queued line no longer in its thread; dropped", "peer", s.peer.Short(), "th", o.Th, "id", o.ID)
+				drop = append(drop, o)
+				continue
+			}
 			if o.Chunk != nil {
 				b, err = n.chunkLine(files, o)
 				if err != nil {

@@ -16,7 +16,8 @@
 //	threads   tkey → thread record (JSON)           tkey = ns byte + peer key (32) + th
 //	lines     tkey → bucket: seq (8, BE) → line record (binary, raw line inside)
 //	seen      peer → bucket: th → last id received   what resume lists; also the dedupe
-//	outbox    peer → bucket: seq (8, BE) → out record
+//	outbox    peer → bucket: seq (8, BE) → out record (a line of my thread with the
+//	          peer is stored once, in lines; its out record refers to it)
 //	blobs     dir byte + peer (32) + ref → blob record (JSON); bytes in files
 //	peers     peer key (32) → peer record (JSON)
 //	settings  name → value

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ type Out struct {
 	Raw     []byte    `json:"raw"`              // the line, unless Chunk is set
 	Chunk   *ChunkRef `json:"chunk,omitempty"`  // a chunk line built from a blob file at send time
 	Mirror  bool      `json:"mirror,omitempty"` // a mirror line (dropped for hosts without the cap)
+
+	ref bool // stored as a reference to the thread line (Raw read from there)
 }
 
 // ChunkRef describes a chunk line whose data is read from a blob file when
@@ -36,15 +39,24 @@ type ChunkRef struct {
 //
 //	flags(1) len(th)(1) th len(id)(1) id lineSeq(8) then
 //	  chunk:  len(ts)(1) ts len(ref)(2) ref len(file)(2) file off(8) len(8) end(1)
+//	  ref:    nothing (the raw line is line lineSeq of my thread th with the peer)
 //	  else:   raw line
 const (
 	outFlagChunk  = 1
 	outFlagMirror = 2
+	outFlagRef    = 4
 )
 
-func encodeOut(o Out) []byte {
-	b := make([]byte, 0, 3+len(o.Th)+len(o.ID)+8+len(o.Raw)+64)
+func encodeOut(o Out, ref bool) []byte {
+	n := 3 + len(o.Th) + len(o.ID) + 8 + 64
+	if !ref {
+		n += len(o.Raw)
+	}
+	b := make([]byte, 0, n)
 	var flags byte
+	if ref {
+		flags |= outFlagRef
+	}
 	if o.Chunk != nil {
 		flags |= outFlagChunk
 	}
@@ -72,6 +84,9 @@ func encodeOut(o Out) []byte {
 		}
 		return b
 	}
+	if ref {
+		return b
+	}
 	return append(b, o.Raw...)
 }
 
@@ -94,6 +109,8 @@ func decodeOut(v []byte) (Out, error) {
 		c.Len = int64(r.u64())
 		c.End = r.byte() == 1
 		o.Chunk = c
+	} else if flags&outFlagRef != 0 {
+		o.ref = true // Raw is filled from the thread's line by Outbox
 	} else if !r.bad {
 		o.Raw = clone(r.b[r.i:])
 	}
@@ -156,7 +173,11 @@ func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
-	if err := ob.Put(tx.seqKey(seq), encodeOut(o)); err != nil {
+	// A line just appended to my thread with this peer is stored once:
+	// the outbox entry refers to it.
+	ref := o.Chunk == nil && !o.Mirror && o.LineSeq != 0 && tx.lastLineSeq == o.LineSeq &&
+		tx.linesK == (ThreadKey{NS: NSOwn, Peer: peer, Th: o.Th}) && bytes.Equal(tx.lastLineRaw, o.Raw)
+	if err := ob.Put(tx.seqKey(seq), encodeOut(o, ref)); err != nil {
 		return 0, fmt.Errorf("store: outbox: %w", err)
 	}
 	tx.outPending().add(outKey{peer, o.Th}, outRef{seq: seq, id: o.ID, lineSeq: o.LineSeq})
@@ -170,6 +191,8 @@ func (tx *Tx) Outbox(peer key.PublicKey, after uint64, limit int) ([]Out, error)
 		return nil, nil
 	}
 	var out []Out
+	var lines *bolt.Bucket
+	linesTh := ""
 	c := ob.Cursor()
 	for k, v := c.Seek(u64(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
 		o, err := decodeOut(v)
@@ -177,6 +200,19 @@ func (tx *Tx) Outbox(peer key.PublicKey, after uint64, limit int) ([]Out, error)
 			return out, err
 		}
 		o.Seq = binary.BigEndian.Uint64(k)
+		if o.ref {
+			// The line's bytes from its thread; a line that is gone
+			// leaves Raw nil (the caller drops the entry).
+			if lines == nil || linesTh != o.Th {
+				linesTh = o.Th
+				lines = tx.btx.Bucket(bLines).Bucket(ThreadKey{NS: NSOwn, Peer: peer, Th: o.Th}.bytes())
+			}
+			if lines != nil {
+				if lv := lines.Get(u64(o.LineSeq)); len(lv) > lineHdr {
+					o.Raw = clone(lv[lineHdr:])
+				}
+			}
+		}
 		out = append(out, o)
 	}
 	return out, nil

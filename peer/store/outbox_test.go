@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -410,4 +411,48 @@ func TestOutboxIndexRollbackAndRebuild(t *testing.T) {
 	if got := outboxIDs(t, db, p); len(got) != 1 || got[0] != outs[3].ID {
 		t.Fatalf("after the ack: %v, want [%s]", got, outs[3].ID)
 	}
+}
+
+// A line appended to my thread and queued in the same transaction is
+// stored once: the outbox entry refers to the thread's line, and Outbox
+// returns its bytes. Anything else keeps its own bytes.
+func TestOutboxRefersToThreadLine(t *testing.T) {
+	db := mustOpen(t)
+	p := newPeerKey(t)
+	now := time.Now()
+	tk := ThreadKey{NS: NSOwn, Peer: p, Th: "thr_ref"}
+	line := []byte(`{"t":"msg","id":"` + testID(1) + `","th":"thr_ref","parts":[{"k":"text","text":"once"}]}`)
+	other := []byte(`{"t":"msg","id":"` + testID(2) + `","th":"thr_ref","parts":[{"k":"text","text":"twice"}]}`)
+	db.update(func(tx *Tx) error {
+		tx.EnsureThread(tk, now)
+		seq, err := tx.AppendLine(tk, Line{Dir: DirOut, From: p, Stored: now, Raw: line})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.AppendOutbox(p, Out{Th: "thr_ref", ID: testID(1), LineSeq: seq, Raw: line}); err != nil {
+			return err
+		}
+		// Same line seq but other bytes: not a reference.
+		_, err = tx.AppendOutbox(p, Out{Th: "thr_ref", ID: testID(2), LineSeq: seq, Raw: other})
+		return err
+	})
+	db.reopen()
+	db.view(func(tx *Tx) error {
+		ob := tx.btx.Bucket(bOutbox).Bucket(peerBytes(p))
+		v1, v2 := ob.Get(u64(1)), ob.Get(u64(2))
+		if len(v1) >= len(line) || v1[0]&outFlagRef == 0 {
+			t.Fatalf("first entry is %d bytes (flags %x), want a reference", len(v1), v1[0])
+		}
+		if len(v2) < len(other) || v2[0]&outFlagRef != 0 {
+			t.Fatalf("second entry is %d bytes (flags %x), want its own bytes", len(v2), v2[0])
+		}
+		outs, err := tx.Outbox(p, 0, 10)
+		if err != nil || len(outs) != 2 {
+			t.Fatalf("Outbox = %v, %v", outs, err)
+		}
+		if string(outs[0].Raw) != string(line) || string(outs[1].Raw) != string(other) {
+			t.Fatalf("Outbox raw = %s / %s", outs[0].Raw, outs[1].Raw)
+		}
+		return nil
+	})
 }

@@ -155,7 +155,7 @@ func (tx *Tx) flushIfWritable() error {
 // DeleteThread removes a thread and all its lines.
 func (tx *Tx) DeleteThread(k ThreadKey) error {
 	kb := k.bytes()
-	tx.linesB = nil
+	tx.linesB, tx.lastLineSeq, tx.lastLineRaw = nil, 0, nil
 	delete(tx.threads, string(kb))
 	delete(tx.dirty, string(kb))
 	if err := tx.btx.Bucket(bThreads).Delete(kb); err != nil {
@@ -242,6 +242,7 @@ func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
 	if err := b.Put(tx.seqKey(seq), encodeLine(l)); err != nil {
 		return 0, fmt.Errorf("store: append line: %w", err)
 	}
+	tx.lastLineSeq, tx.lastLineRaw = seq, l.Raw
 	if t, ok := tx.Thread(k); ok {
 		t.LastSeq = seq
 		tx.Touch(k)

@@ -22,15 +22,19 @@ type Tx struct {
 	dirty   map[string]bool
 
 	// Memos for the common case of a batch in one thread with one peer.
-	lastK   ThreadKey
-	lastKB  string // lastK.bytes()
-	linesK  ThreadKey
-	linesB  *bolt.Bucket // lines bucket of linesK
-	outPeer key.PublicKey
-	outB    *bolt.Bucket       // outbox bucket of outPeer
-	outP    *outPend           // changes to the outbox index, applied at commit
-	kbuf    [8]byte            // scratch for seq keys (bbolt copies keys it keeps)
-	seen    map[seenKey]string // last id received per (peer, th), written at flush
+	lastK  ThreadKey
+	lastKB string // lastK.bytes()
+	linesK ThreadKey
+	linesB *bolt.Bucket // lines bucket of linesK
+	// The line AppendLine stored last (in linesK), so the outbox can refer
+	// to it instead of storing its bytes again.
+	lastLineSeq uint64
+	lastLineRaw []byte
+	outPeer     key.PublicKey
+	outB        *bolt.Bucket       // outbox bucket of outPeer
+	outP        *outPend           // changes to the outbox index, applied at commit
+	kbuf        [8]byte            // scratch for seq keys (bbolt copies keys it keeps)
+	seen        map[seenKey]string // last id received per (peer, th), written at flush
 }
 
 type seenKey struct {
