@@ -57,7 +57,14 @@ type commitLoop struct {
 	wake   map[key.PublicKey]bool
 	events []Event
 	lastID string // newest id this node made in the batch (meta last_id)
+	// presence: the batch changed what this node's presence document
+	// shows; the document is rebuilt after the commit, so it sees it.
+	presence bool
 }
+
+// presenceAfter marks the current batch as changing the presence document.
+// Call it only from inside an op's fn.
+func (c *commitLoop) presenceAfter() { c.presence = true }
 
 // noteID records an id this node created inside an op's fn, so the newest
 // is stored once per batch and ids keep increasing across restarts.
@@ -78,7 +85,7 @@ func (c *commitLoop) publishAfter(e Event) {
 		// Nobody listens: only presence cares that something changed.
 		switch e.Type {
 		case EventLine, EventThread:
-			c.n.presenceChanged()
+			c.presence = true
 		}
 		return
 	}
@@ -237,7 +244,11 @@ func (c *commitLoop) after(err error) {
 		for _, e := range c.events {
 			c.n.publish(e)
 		}
+		if c.presence {
+			c.n.presenceChanged()
+		}
 	}
+	c.presence = false
 	for k := range c.wake {
 		c.n.wakeSender(k)
 	}

@@ -279,7 +279,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResul
 		if n.hasSubscribers() {
 			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(h.Raw()), Seq: seq, Stored: now.UTC().Format(wire.TimeFormat)}
 		} else {
-			n.presenceChanged()
+			n.commit.presenceAfter()
 		}
 		res.thread = true
 		if err := n.mirrorLine(tx, tk, "in", h.Raw()); err != nil {

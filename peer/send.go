@@ -212,7 +212,7 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
 			Line: &LineInfo{Dir: "out", From: n.pubS, Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
 	} else {
-		n.presenceChanged()
+		n.commit.presenceAfter()
 	}
 	return seq, nil
 }
