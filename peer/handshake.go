@@ -27,37 +27,69 @@ func (e *HandshakeError) Error() string {
 	return fmt.Sprintf("peer: handshake: %s: %s", e.Code, e.Msg)
 }
 
-// hsWriter writes handshake lines from its own goroutine, so that both
-// sides may send hello at once even over a synchronous pipe.
+// hsWriter writes handshake lines so that both sides may send at once even
+// over a synchronous pipe: small lines to a kernel socket (which buffers
+// them) are written directly, saving a goroutine hand-off per line on the
+// handshake's critical path; anything else goes through a goroutine.
 type hsWriter struct {
-	w    *wire.Writer
-	ch   chan []byte
-	done chan error
+	w      *wire.Writer
+	direct bool
+	err    error // first direct write error
+	ch     chan []byte
+	done   chan error
 }
 
+// hsDirectMax is the largest line written directly (far below any socket
+// buffer, so the write cannot wait for the peer to read).
+const hsDirectMax = 8 << 10
+
 func newHSWriter(c net.Conn) *hsWriter {
-	h := &hsWriter{w: wire.NewWriter(c), ch: make(chan []byte, 4), done: make(chan error, 1)}
-	go func() {
-		var err error
-		for b := range h.ch {
-			if err != nil {
-				continue
-			}
-			if err = h.w.WriteLine(b); err == nil {
-				err = h.w.Flush()
-			}
-		}
-		h.done <- err
-	}()
+	h := &hsWriter{w: wire.NewWriter(c)}
+	switch c.(type) {
+	case *net.TCPConn, *net.UnixConn:
+		h.direct = true
+	}
 	return h
 }
 
-func (h *hsWriter) send(b []byte) { h.ch <- b }
+func (h *hsWriter) send(b []byte) {
+	if h.ch == nil && h.direct && len(b) <= hsDirectMax {
+		if h.err == nil {
+			if h.err = h.w.WriteLine(b); h.err == nil {
+				h.err = h.w.Flush()
+			}
+		}
+		return
+	}
+	if h.ch == nil {
+		h.ch, h.done = make(chan []byte, 4), make(chan error, 1)
+		go func() {
+			var err error
+			for b := range h.ch {
+				if err != nil {
+					continue
+				}
+				if err = h.w.WriteLine(b); err == nil {
+					err = h.w.Flush()
+				}
+			}
+			h.done <- err
+		}()
+	}
+	h.ch <- b
+}
 
 // finish waits until everything sent is written.
 func (h *hsWriter) finish() error {
-	close(h.ch)
-	return <-h.done
+	err := h.err
+	if h.ch != nil {
+		close(h.ch)
+		if e := <-h.done; err == nil {
+			err = e
+		}
+		h.ch = nil
+	}
+	return err
 }
 
 // handshake runs SPEC §4 on c: hello, auth, resume. dialAddr is the address
