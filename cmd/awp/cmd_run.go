@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/gctune"
+
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -116,6 +118,7 @@ func runRun(e *env, args []string) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	gctune.Node() // a long-running node: fewer collections (GOGC/GOMEMLIMIT win)
 	dir, err := e.dataDir(fs.data)
 	if err != nil {
 		return err

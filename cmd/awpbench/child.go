@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/gctune"
+
 	"tailscale.com/tailcfg"
 
 	"github.com/awp-tray/awp-tray/peer"
@@ -53,6 +55,7 @@ type childMsg struct {
 // subcommand). It reports on stdout as JSON lines and reads commands
 // ("connect ADDR", "stop") on stdin.
 func childMain(args []string) int {
+	gctune.Node() // the children are nodes as `awp run` runs them
 	fs := flag.NewFlagSet("awpbench node", flag.ContinueOnError)
 	role := fs.String("role", "", "receiver or sender")
 	mode := fs.String("mode", "", "msgs, resume, blob or serve")
