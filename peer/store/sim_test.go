@@ -339,13 +339,6 @@ func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths 
 	})
 }
 
-func beU64(b []byte) uint64 {
-	var n uint64
-	for _, c := range b {
-		n = n<<8 | uint64(c)
-	}
-	return n
-}
 
 // recvID is an inbound line the simulation stored.
 type recvID struct{ id, th string }
