@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -37,8 +36,9 @@ func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now 
 	return nil
 }
 
-// storeChunk records a chunk whose bytes writeChunk already put in the file.
-func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, res *inResult) error {
+// storeChunk records a chunk whose bytes are already in the file (written
+// before the commit; see receive). pre is its hash computed ahead, or nil.
+func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, res *inResult) error {
 	b, ok := tx.Blob("in", peer, c.Ref)
 	switch {
 	case !ok:
@@ -53,7 +53,7 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, res *
 		b.Corrupt = true
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
 	default:
-		if err := n.db.ApplyChunk(b, c.Off, c.Data, c.End, n.now()); err != nil {
+		if err := n.db.ApplyChunkHashed(b, c.Off, c.Data, c.End, n.now(), pre); err != nil {
 			return err
 		}
 	}
@@ -165,11 +165,7 @@ func (n *Node) stageBlob(bf BlobFile) (*stagedBlob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer: blob: %w", err)
 	}
-	h := sha256.New()
-	size, err := io.CopyBuffer(io.MultiWriter(dst, h), src, make([]byte, 1<<20))
-	if err == nil {
-		err = dst.Sync()
-	}
+	size, sum, err := store.CopySync(dst, src)
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
@@ -188,7 +184,7 @@ func (n *Node) stageBlob(bf BlobFile) (*stagedBlob, error) {
 			mt = "application/octet-stream"
 		}
 	}
-	return &stagedBlob{ref: ref, name: name, mime: mt, sha: hex.EncodeToString(h.Sum(nil)), size: size, file: rel}, nil
+	return &stagedBlob{ref: ref, name: name, mime: mt, sha: hex.EncodeToString(sum[:]), size: size, file: rel}, nil
 }
 
 // queueBlob records a staged blob and queues its chunks after the msg that

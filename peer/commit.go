@@ -16,11 +16,13 @@ const maxBatch = 4096
 // only for a storage failure (a bad line is a result, not an error). done
 // runs on the commit loop's goroutine after the commit and must not block.
 type op struct {
-	pre  func() (sync string, err error)
-	sync string // a blob file written before submit, to fsync before the commit
-	size int    // bytes this op holds (inbound budget; batch bound)
-	fn   func(tx *store.Tx) error
-	done func(err error)
+	pre     func() (sync string, err error)
+	sync    string          // a blob file written before the commit, to fsync before it
+	written <-chan struct{} // closed once the bytes to sync are written (nil: already)
+	hashed  <-chan struct{} // closed once work fn needs (a chunk's hash) is done
+	size    int             // bytes this op holds (inbound budget; batch bound)
+	fn      func(tx *store.Tx) error
+	done    func(err error)
 	// job, when set, replaces fn and done (one allocation per op on the
 	// hot paths instead of several closures).
 	job opJob
@@ -169,6 +171,9 @@ func (c *commitLoop) commit(batch []*op) {
 	ready := batch[:0:0]
 	syncs := map[string]bool{}
 	for _, o := range batch {
+		if o.written != nil {
+			<-o.written
+		}
 		if o.sync != "" {
 			syncs[o.sync] = true
 		}
@@ -195,6 +200,11 @@ func (c *commitLoop) commit(batch []*op) {
 			o.finish(syncErr)
 		}
 		return
+	}
+	for _, o := range ready {
+		if o.hashed != nil {
+			<-o.hashed
+		}
 	}
 	clear(c.wake)
 	c.events = c.events[:0]

@@ -50,8 +50,11 @@ func (b *budget) release(n int) {
 }
 
 func (s *session) readLoop() {
+	hs := chunkWorker{n: s.n}
+	defer hs.stop()
+	var buf []byte // decode room for the next chunk's data
 	for {
-		raw, err := s.r.ReadLine()
+		raw, err := s.r.ReadLineTemp()
 		if err != nil {
 			var de *wire.DecodeError
 			switch {
@@ -67,7 +70,13 @@ func (s *session) readLoop() {
 			return
 		}
 		s.lastRecv.Store(time.Now().UnixNano())
-		f, err := wire.Decode(raw)
+		if buf == nil && len(raw) > 64<<10 {
+			buf = getChunkBuf()
+		}
+		f, err := wire.DecodeTemp(raw, buf)
+		if c, ok := f.(*wire.Chunk); ok && sameBuf(c.Data, buf) {
+			buf = nil // the chunk owns it now (returned after its commit)
+		}
 		if err != nil {
 			var de *wire.DecodeError
 			if errors.As(err, &de) && de.Code != wire.CodeBadFrame {
@@ -81,14 +90,16 @@ func (s *session) readLoop() {
 			s.fatal(wire.CodeBadFrame, msg, "")
 			return
 		}
-		if !s.handle(f) {
+		if !s.handle(f, &hs) {
 			return
 		}
 	}
 }
 
-// handle acts on one received frame; false ends the read loop.
-func (s *session) handle(f wire.Frame) bool {
+// handle acts on one received frame; false ends the read loop. hs writes
+// and hashes chunks ahead of their commit (nil: chunks are written at once
+// and the commit loop hashes them).
+func (s *session) handle(f wire.Frame, hs *chunkWorker) bool {
 	n := s.n
 	switch f := f.(type) {
 	case *wire.Hello, *wire.Auth, *wire.Resume:
@@ -109,7 +120,7 @@ func (s *session) handle(f wire.Frame) bool {
 		// Unknown types are ignored (SPEC §2).
 	default:
 		if wire.IsContent(f.Header().T) {
-			return s.receive(f)
+			return s.receive(f, hs)
 		}
 	}
 	return true
@@ -128,24 +139,31 @@ type inResult struct {
 }
 
 // receive hands a content line to the commit loop; the ack follows the commit.
-func (s *session) receive(f wire.Frame) bool {
+func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 	n := s.n
 	j := &inJob{s: s, f: f}
 	o := &j.op
 	o.job = j
 	o.size = len(f.Header().Raw())
 	if c, ok := f.(*wire.Chunk); ok {
-		// Blob bytes go to their file here, on the reader's goroutine; the
-		// commit loop only fsyncs the file before the batch commits.
-		file, err := n.writeChunk(s.peer, c)
-		if err != nil {
-			h := f.Header()
-			n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
-			s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
-			return true
+		// Blob bytes go to their file before the commit (on hs, or here);
+		// the commit loop only fsyncs the file before the batch commits.
+		file, rec := n.chunkFile(s.peer, c)
+		if file != "" && hs != nil {
+			j.hash = hs.submit(file, c, rec)
+			o.written, o.hashed = j.hash.written, j.hash.hashed
+		} else if file != "" {
+			if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
+				h := f.Header()
+				n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
+				s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
+				putChunkBuf(c.Data)
+				return true
+			}
 		}
 		o.sync = file
 		o.size = len(c.Data)
+		j.data = c.Data
 	}
 	// Bound the bytes waiting for the commit loop (backpressure on the reader).
 	n.inflight.acquire(o.size)
@@ -160,19 +178,29 @@ func (s *session) receive(f wire.Frame) bool {
 // inJob stores one received content line in the commit loop.
 type inJob struct {
 	op
-	s   *session
-	f   wire.Frame
-	res inResult
+	s    *session
+	f    wire.Frame
+	hash *hashJob // a chunk's write and hash on the session's chunk worker
+	data []byte   // a pooled chunk buffer to return after the commit
+	res  inResult
 }
 
 func (j *inJob) run(tx *store.Tx) error {
 	j.res = inResult{}
-	return j.s.n.storeInbound(tx, j.s, j.f, &j.res)
+	var pre *store.ChunkHash
+	if j.hash != nil {
+		if j.hash.err != nil {
+			return j.hash.err
+		}
+		pre = &j.hash.res
+	}
+	return j.s.n.storeInbound(tx, j.s, j.f, pre, &j.res)
 }
 
 func (j *inJob) finish(err error) {
 	s, n, h := j.s, j.s.n, j.f.Header()
 	n.inflight.release(j.size)
+	defer j.releaseData()
 	if err != nil {
 		n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
 		s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
@@ -188,6 +216,20 @@ func (j *inJob) finish(err error) {
 	n.afterInbound(s, h.Th, res)
 }
 
+// releaseData returns a chunk's pooled buffer once nothing uses it.
+func (j *inJob) releaseData() {
+	if j.data == nil {
+		return
+	}
+	if j.hash != nil {
+		// The worker is done with data (at once: the commit waited for it).
+		<-j.hash.written
+		<-j.hash.hashed
+	}
+	putChunkBuf(j.data)
+	j.data = nil
+}
+
 func (n *Node) afterInbound(s *session, th string, res *inResult) {
 	if res.line != nil {
 		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
@@ -200,10 +242,11 @@ func (n *Node) afterInbound(s *session, th string, res *inResult) {
 	}
 }
 
-// writeChunk writes a chunk's bytes into its blob file before the commit.
-// Bytes of a blob that is already complete or corrupt are not written, so a
-// peer cannot change a finished blob.
-func (n *Node) writeChunk(peer key.PublicKey, c *wire.Chunk) (string, error) {
+// chunkFile returns the blob file a chunk's bytes are to be written to
+// before the commit ("" for none), and the blob's record as read now (nil
+// if none yet). Bytes of a blob that is already complete or corrupt are
+// not written, so a peer cannot change a finished blob.
+func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob) {
 	var b *store.Blob
 	_ = n.db.View(func(tx *store.Tx) error {
 		b, _ = tx.Blob("in", peer, c.Ref)
@@ -218,15 +261,12 @@ func (n *Node) writeChunk(peer key.PublicKey, c *wire.Chunk) (string, error) {
 	}
 	// With no record yet, the msg announcing the blob is in this same batch:
 	// the file name depends only on (peer, ref).
-	file := store.InBlobFile(peer, c.Ref)
-	if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
-		return "", err
-	}
-	return file, nil
+	return store.InBlobFile(peer, c.Ref), b
 }
 
-// storeInbound stores one content line from s's peer inside tx.
-func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResult) error {
+// storeInbound stores one content line from s's peer inside tx; pre is a
+// chunk's hash computed ahead, if any.
+func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.ChunkHash, res *inResult) error {
 	h := f.Header()
 	peer := s.peer
 	if tx.Received(peer, h.Th, h.ID) {
@@ -238,7 +278,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, res *inResul
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
 	switch f := f.(type) {
 	case *wire.Chunk:
-		if err := n.storeChunk(tx, peer, f, res); err != nil {
+		if err := n.storeChunk(tx, peer, f, pre, res); err != nil {
 			return err
 		}
 	case *wire.Mirror:

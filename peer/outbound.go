@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -19,7 +20,7 @@ func (s *session) sendLoop() {
 	n := s.n
 	// Lines received before the resume (tolerated) are handled first.
 	for _, f := range s.early {
-		s.handle(f)
+		s.handle(f, nil)
 	}
 	s.early = nil
 	seen := map[string]string{}
@@ -30,6 +31,7 @@ func (s *session) sendLoop() {
 	hasMirror := s.hello.HasCap("mirror")
 	sig := n.outSignal(s.peer)
 	files := map[string]*os.File{}
+	var data []byte // chunk bytes read from a blob file, reused
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -64,21 +66,27 @@ func (s *session) sendLoop() {
 				drop = append(drop, o)
 				continue
 			}
-			b := o.Raw
-			if b == nil && o.Chunk == nil {
+			if o.Raw == nil && o.Chunk == nil {
 				n.log.Error("queued line no longer in its thread; dropped", "peer", s.peer.Short(), "th", o.Th, "id", o.ID)
 				drop = append(drop, o)
 				continue
 			}
 			if o.Chunk != nil {
-				b, err = n.chunkLine(files, o)
+				lb := getLineBuf()
+				var b []byte
+				b, data, err = n.chunkLine(files, o, lb, data)
 				if err != nil {
+					putLineBuf(lb)
 					n.log.Error("blob chunk unreadable; dropped", "peer", s.peer.Short(), "ref", o.Chunk.Ref, "err", err)
 					drop = append(drop, o)
 					continue
 				}
+				if err := s.wq.pushLine(qline{b: b, pooled: true}); err != nil {
+					return
+				}
+				continue
 			}
-			if err := s.wq.push(b); err != nil {
+			if err := s.wq.push(o.Raw); err != nil {
 				return
 			}
 		}
@@ -96,15 +104,34 @@ func (s *session) sendLoop() {
 	}
 }
 
-// chunkLine builds a chunk line from its blob file at send time.
-func (n *Node) chunkLine(files map[string]*os.File, o store.Out) ([]byte, error) {
+// lineBufs holds buffers for chunk lines: the sender builds a line in one,
+// the session's writer returns it once the line is written, so sending a
+// blob does not allocate (and clear) fresh megabytes for every chunk.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+func getLineBuf() []byte { return (*lineBufs.Get().(*[]byte))[:0] }
+
+func putLineBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > 2*wire.MaxLine {
+		return
+	}
+	b = b[:0]
+	lineBufs.Put(&b)
+}
+
+// chunkLine builds a chunk line from its blob file at send time, appending
+// it to line; data is room for the chunk's bytes (grown and returned).
+func (n *Node) chunkLine(files map[string]*os.File, o store.Out, line, data []byte) ([]byte, []byte, error) {
 	c := o.Chunk
+	if c.Len < 0 || c.Len > wire.MaxChunkData {
+		return nil, data, fmt.Errorf("chunk of %d bytes", c.Len)
+	}
 	f := files[c.File]
 	if f == nil {
 		var err error
 		f, err = os.Open(n.db.Path(c.File))
 		if err != nil {
-			return nil, err
+			return nil, data, err
 		}
 		if len(files) > 8 {
 			for k, old := range files {
@@ -114,9 +141,16 @@ func (n *Node) chunkLine(files map[string]*os.File, o store.Out) ([]byte, error)
 		}
 		files[c.File] = f
 	}
-	data := make([]byte, c.Len)
-	if _, err := f.ReadAt(data, c.Off); err != nil {
-		return nil, fmt.Errorf("read %s at %d: %w", c.File, c.Off, err)
+	if int64(cap(data)) < c.Len {
+		data = make([]byte, wire.MaxChunkData)
 	}
-	return wire.Encode(wire.NewChunk(o.ID, c.TS, o.Th, c.Ref, c.Off, data, c.End))
+	d := data[:c.Len]
+	if _, err := f.ReadAt(d, c.Off); err != nil {
+		return nil, data, fmt.Errorf("read %s at %d: %w", c.File, c.Off, err)
+	}
+	line = wire.AppendChunk(line, o.ID, c.TS, o.Th, c.Ref, c.Off, d, c.End)
+	if len(line) > wire.MaxLine {
+		return nil, data, fmt.Errorf("chunk line of %d bytes: %w", len(line), wire.ErrTooLong)
+	}
+	return line, data, nil
 }

@@ -154,9 +154,12 @@ func (s *session) writeLoop() {
 				err = w.WriteLine(b)
 			}
 		}
-		for _, b := range items {
+		for _, it := range items {
 			if err == nil {
-				err = w.WriteLine(b)
+				err = w.WriteLine(it.b)
+			}
+			if it.pooled {
+				putLineBuf(it.b) // written (or copied into w's buffer), or dropped
 			}
 		}
 		if err == nil {
@@ -180,7 +183,7 @@ func (s *session) writeLoop() {
 type writeQueue struct {
 	mu     sync.Mutex // guards the fields below
 	cond   sync.Cond
-	items  [][]byte
+	items  []qline
 	prio   [][]byte
 	bytes  int
 	limit  int
@@ -196,8 +199,20 @@ func (q *writeQueue) init(limit int) {
 
 var errQueueClosed = errors.New("peer: session closed")
 
+// qline is a queued content line; a pooled one goes back to lineBufs once
+// written.
+type qline struct {
+	b      []byte
+	pooled bool
+}
+
 // push queues a content line, waiting while the queue is full.
 func (q *writeQueue) push(b []byte) error {
+	return q.pushLine(qline{b: b})
+}
+
+// pushLine is push for a line that may be pooled.
+func (q *writeQueue) pushLine(l qline) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.bytes >= q.limit && !q.closed {
@@ -206,8 +221,8 @@ func (q *writeQueue) push(b []byte) error {
 	if q.closed {
 		return errQueueClosed
 	}
-	q.items = append(q.items, b)
-	q.bytes += len(b)
+	q.items = append(q.items, l)
+	q.bytes += len(l.b)
 	q.cond.Broadcast()
 	return nil
 }
@@ -219,7 +234,7 @@ func (q *writeQueue) tryPush(b []byte) bool {
 	if q.closed || q.bytes >= q.limit {
 		return false
 	}
-	q.items = append(q.items, b)
+	q.items = append(q.items, qline{b: b})
 	q.bytes += len(b)
 	q.cond.Broadcast()
 	return true
@@ -265,7 +280,7 @@ func (q *writeQueue) close() {
 }
 
 // take waits for work and returns all of it.
-func (q *writeQueue) take() (prio, items [][]byte, final, closed bool) {
+func (q *writeQueue) take() (prio [][]byte, items []qline, final, closed bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.items) == 0 && len(q.prio) == 0 && !q.woken && !q.closed {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -288,5 +289,98 @@ func TestBlobRecords(t *testing.T) {
 	}
 	if _, err := os.Stat(db.Path("blobs")); err != nil {
 		t.Fatalf("blobs dir: %v", err)
+	}
+}
+
+// TestApplyChunkHashed: a hash computed ahead is used only when it starts
+// from the blob's stored state; a stale or bogus one is ignored and the
+// chunk is hashed as ApplyChunk would, so the result is always the same.
+func TestApplyChunkHashed(t *testing.T) {
+	const size = 4 * 8192
+	db := mustOpen(t)
+	f := newBlobFixture(t, db, size, true, 11)
+	var state []byte // the chain as a hasher ahead of the commit sees it
+	for off := 0; off < size; off += 8192 {
+		d := f.data[off : off+8192]
+		after, ok := HashChunk(state, d)
+		if !ok {
+			t.Fatal("HashChunk refused a state it made")
+		}
+		var pre *ChunkHash
+		switch off / 8192 {
+		case 0:
+			pre = &ChunkHash{Before: state, After: after} // right
+		case 1:
+			pre = &ChunkHash{Before: []byte("stale"), After: []byte("bogus")} // wrong start: ignored
+		case 2:
+			pre = &ChunkHash{Before: state} // not computed
+		case 3:
+			pre = &ChunkHash{Before: state, After: after}
+		}
+		state = after
+		err := f.db.Update(func(tx *Tx) error {
+			b, _ := tx.Blob("in", f.peer, f.ref)
+			if err := f.db.WriteBlobAt(b.File, int64(off), d); err != nil {
+				return err
+			}
+			if err := f.db.SyncBlob(b.File); err != nil {
+				return err
+			}
+			if err := f.db.ApplyChunkHashed(b, int64(off), d, off+8192 == size, f.now, pre); err != nil {
+				return err
+			}
+			if off+8192 < size && string(b.HashState) != string(after) {
+				t.Fatalf("chunk at %d: hash state differs from hashing the chunk", off)
+			}
+			return tx.PutBlob(b)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.wantComplete(t)
+}
+
+// TestBlobWriteDirectAndBuffered mixes writes that can bypass the page
+// cache (aligned, large) with ones that cannot, in one file, rewrites some,
+// and checks the file's bytes.
+func TestBlobWriteDirectAndBuffered(t *testing.T) {
+	db := mustOpen(t)
+	want := make([]byte, 3<<20+1234)
+	rand.New(rand.NewSource(12)).Read(want)
+	rel := InBlobFile(newPeerKey(t), "blob_dio")
+	// A block-aligned buffer, as pooled chunk buffers are, and unaligned views.
+	buf := make([]byte, 1<<20+8192)
+	for _, w := range []struct{ off, n, shift int }{
+		{0, 512 << 10, 0},         // aligned: direct where possible
+		{512 << 10, 512 << 10, 1}, // memory not aligned: buffered
+		{1 << 20, 100000, 0},      // length not aligned
+		{1<<20 + 100000, 1000, 0}, // small
+		{1<<20 + 101000, 1<<20 - 101000, 0},
+		{2 << 20, 1 << 20, 0},        // aligned again, after buffered writes
+		{3 << 20, 1234, 0},           // the tail
+		{1 << 20, 512 << 10, 0},      // rewrite over buffered bytes, aligned
+		{512 << 10, 512 << 10, 4096}, // rewrite, page-aligned view
+	} {
+		d := buf[w.shift : w.shift+w.n]
+		copy(d, want[w.off:w.off+w.n])
+		if err := db.WriteBlobAt(rel, int64(w.off), d); err != nil {
+			t.Fatalf("write %d at %d: %v", w.n, w.off, err)
+		}
+	}
+	if err := db.SyncBlob(rel); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := db.blobFile(rel); b.direct == nil {
+		t.Logf("no direct I/O here (noDirect=%v): buffered writes only", b.noDirect)
+	}
+	db.CloseBlob(rel)
+	got, err := os.ReadFile(db.Path(rel))
+	if err != nil || !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("file: %d bytes (%v), want %d; first difference at %d", len(got), err, len(want), i)
 	}
 }

@@ -339,6 +339,5 @@ func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths 
 	})
 }
 
-
 // recvID is an inbound line the simulation stored.
 type recvID struct{ id, th string }

@@ -110,7 +110,7 @@ func Open(dir string, o Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("store: init %s: %w", dir, err)
 	}
-	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*os.File{}}, out: out}, nil
+	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*blobFile{}}, out: out}, nil
 }
 
 // Dir returns the data directory.

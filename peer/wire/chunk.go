@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -44,23 +45,31 @@ func NewChunk(id, ts, th, ref string, off int64, data []byte, end bool) *Chunk {
 // appendJSON writes the chunk without encoding/json (whose base64 is slow),
 // in the field order the fast decoder expects.
 func (c *Chunk) appendJSON(b []byte) []byte {
+	return AppendChunk(b, c.ID, c.TS, c.Th, c.Ref, c.Off, c.Data, c.End)
+}
+
+// AppendChunk appends the line Encode(NewChunk(id, ts, th, ref, off, data,
+// end)) makes to b (no newline), so a sender can reuse one buffer for many
+// chunk lines.
+func AppendChunk(b []byte, id, ts, th, ref string, off int64, data []byte, end bool) []byte {
+	n := base64.StdEncoding.EncodedLen(len(data))
+	b = slices.Grow(b, n+len(id)+len(ts)+len(th)+len(ref)+96)
 	b = append(b, `{"t":"chunk","id":`...)
-	b = appendString(b, c.ID)
+	b = appendString(b, id)
 	b = append(b, `,"ts":`...)
-	b = appendString(b, c.TS)
+	b = appendString(b, ts)
 	b = append(b, `,"th":`...)
-	b = appendString(b, c.Th)
+	b = appendString(b, th)
 	b = append(b, `,"ref":`...)
-	b = appendString(b, c.Ref)
+	b = appendString(b, ref)
 	b = append(b, `,"off":`...)
-	b = strconv.AppendInt(b, c.Off, 10)
+	b = strconv.AppendInt(b, off, 10)
 	b = append(b, `,"data":"`...)
-	n := base64.StdEncoding.EncodedLen(len(c.Data))
 	start := len(b)
-	b = append(b, make([]byte, n)...)
-	base64.StdEncoding.Encode(b[start:], c.Data)
+	b = slices.Grow(b, n)[:start+n] // every byte is written by Encode
+	encodeBase64(b[start:], data)
 	b = append(b, `","end":`...)
-	b = strconv.AppendBool(b, c.End)
+	b = strconv.AppendBool(b, end)
 	return append(b, '}')
 }
 
@@ -74,6 +83,16 @@ var chunkPrefix = []byte(`{"t":"chunk",`)
 // moves at memory speed. Anything else returns ok == false and takes the
 // general path, which gives the same result for valid input.
 func decodeChunkFast(raw []byte) (*Chunk, bool) {
+	c, ok := decodeChunkInto(raw, nil)
+	if ok {
+		c.SetRaw(raw)
+	}
+	return c, ok
+}
+
+// decodeChunkInto is decodeChunkFast without keeping raw (Raw stays nil):
+// the data is decoded into buf when it has the room, else into a new slice.
+func decodeChunkInto(raw, buf []byte) (*Chunk, bool) {
 	if !bytes.HasPrefix(raw, chunkPrefix) {
 		return nil, false
 	}
@@ -130,8 +149,14 @@ func decodeChunkFast(raw []byte) (*Chunk, bool) {
 			if bytes.IndexByte(enc, '\\') >= 0 {
 				return nil, false
 			}
-			d := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
-			n, err := base64.StdEncoding.Strict().Decode(d, enc)
+			// decodeBase64 refuses the CR and LF encoding/base64 would skip:
+			// raw in a JSON string they make the line invalid.
+			dl := base64.StdEncoding.DecodedLen(len(enc))
+			d := buf[:0]
+			if cap(d) < dl {
+				d = make([]byte, dl)
+			}
+			n, err := decodeBase64(d[:dl], enc)
 			if err != nil {
 				return nil, false
 			}
@@ -176,7 +201,6 @@ func decodeChunkFast(raw []byte) (*Chunk, bool) {
 	if c.validate() != nil {
 		return nil, false
 	}
-	c.SetRaw(raw)
 	return c, true
 }
 

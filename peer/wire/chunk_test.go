@@ -49,6 +49,19 @@ func checkChunkDifferential(t *testing.T, raw []byte) {
 			t.Fatalf("fast path Raw differs from input")
 		}
 	}
+	// DecodeTemp agrees with Decode (on a copy it may keep).
+	tf, terr := DecodeTemp(in, make([]byte, 0, 64))
+	df, derr := Decode(append([]byte(nil), in...))
+	if (terr == nil) != (derr == nil) {
+		t.Fatalf("DecodeTemp err %v, Decode err %v: %q", terr, derr, clipBytes(raw))
+	}
+	if terr == nil {
+		tc, tok := tf.(*Chunk)
+		dc, dok := df.(*Chunk)
+		if tok != dok || (tok && !sameChunk(tc, dc)) || (fok && tf.Raw() != nil) {
+			t.Fatalf("DecodeTemp %T differs from Decode %T on %q", tf, df, clipBytes(raw))
+		}
+	}
 	f, err := Decode(in)
 	if gok {
 		c, ok := f.(*Chunk)
@@ -112,6 +125,12 @@ func chunkVariants() []string {
 		c(`,"ref":"blob` + "\x01" + `44","off":0,"data":"","end":true`),
 		c(`,"ref":"blob` + "\xff" + `44","off":0,"data":"","end":true`),
 		c(`,"ref":"blob_44","off":0,"data":"","end":true`) + " \t\r",
+		// A raw CR in data (which encoding/base64 would skip) is not JSON.
+		c(`,"ref":"blob_44","off":0,"data":"SGVs` + "\r" + `bG8=","end":false`),
+		c(`,"ref":"blob_44","off":0,"data":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldY` + "\r" + `WVo=","end":false`),
+		c(`,"ref":"blob_44","off":0,"data":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=` + "\r" + `","end":false`),
+		c(`,"ref":"blob_44","off":0,"data":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=","end":false`),
+		c(`,"ref":"blob_44","off":0,"data":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVp=","end":false`), // padding bits set
 		c(`,"ref":"blob_44","off":0,"data":"","end":true`) + "\n",
 		c(`,"ref":"blob_44","off":0,"data":"","end":true`) + "x",
 		c(`,"ref":"blob_44","off":0,"data":"","end":true`) + "}",

@@ -139,6 +139,22 @@ func Decode(raw []byte) (Frame, error) {
 	if f, ok := decodeChunkFast(raw); ok {
 		return f, nil
 	}
+	return decodeGeneral(raw)
+}
+
+// DecodeTemp is Decode for a line the caller reuses once it returns (see
+// Reader.ReadLineTemp): the frame keeps no reference to raw. A chunk line of
+// the shape Encode writes is decoded from raw directly, its data into buf
+// when cap(buf) is large enough (else into a new slice), and its Raw is nil;
+// any other line is decoded from a copy of raw, as Decode would.
+func DecodeTemp(raw, buf []byte) (Frame, error) {
+	if c, ok := decodeChunkInto(raw, buf); ok {
+		return c, nil
+	}
+	return decodeGeneral(bytes.Clone(raw))
+}
+
+func decodeGeneral(raw []byte) (Frame, error) {
 	if !utf8.Valid(raw) {
 		// encoding/json would silently turn invalid UTF-8 into U+FFFD (SPEC §2).
 		return nil, badFrame("invalid UTF-8")

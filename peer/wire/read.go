@@ -2,7 +2,7 @@ package wire
 
 import (
 	"bufio"
-	"errors"
+	"bytes"
 	"io"
 	"unicode/utf8"
 )
@@ -10,26 +10,51 @@ import (
 // MaxLine is the longest line, not counting its "\n" (SPEC §2).
 const MaxLine = 1 << 20
 
+// Reader buffer sizes: it starts small (most sessions carry short lines) and
+// grows once to hold whole chunk lines, so a line is never assembled from
+// fragments and one read can bring in more than a line.
+const (
+	readBufMin = 64 << 10
+	readBufMax = 2 << 20
+	// readSlack bounds how far past the longest legal line one read may go,
+	// so an endless line is refused after about MaxLine bytes.
+	readSlack = 64 << 10
+)
+
 // Reader reads lines with the 1 MiB limit. A line over the limit is refused
 // as soon as the limit is passed, without reading the rest of it.
 type Reader struct {
-	br  *bufio.Reader
-	buf []byte
+	rd    io.Reader
+	buf   []byte
+	r, w  int   // buf[r:w] is read but not yet returned
+	scan  int   // buf[r:r+scan] holds no '\n'
+	err   error // a read error, returned once the buffered lines are consumed
+	zeros int   // reads in a row that returned nothing
 }
 
 // NewReader reads lines from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+	return &Reader{rd: r, buf: make([]byte, readBufMin)}
 }
 
 // Buffered reports how many bytes can be read without blocking.
-func (r *Reader) Buffered() int { return r.br.Buffered() }
+func (r *Reader) Buffered() int { return r.w - r.r }
 
 // ReadLine returns the next line that is not only white space, without its
 // "\n", as a slice the caller owns. It returns ErrTooLong for a line over
 // MaxLine, a *DecodeError (bad_frame) for invalid UTF-8, and io.EOF at the
 // end of the stream (an unterminated last line is dropped).
 func (r *Reader) ReadLine() ([]byte, error) {
+	line, err := r.ReadLineTemp()
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(line), nil
+}
+
+// ReadLineTemp is ReadLine without the copy: the line is valid only until
+// the next call (for a caller that decodes it at once; see DecodeTemp).
+func (r *Reader) ReadLineTemp() ([]byte, error) {
 	for {
 		line, err := r.readRaw()
 		if err != nil {
@@ -56,32 +81,62 @@ func isBlank(b []byte) bool {
 	return true
 }
 
+// readRaw returns the next line (without "\n") as a slice of r.buf.
 func (r *Reader) readRaw() ([]byte, error) {
-	r.buf = r.buf[:0]
 	for {
-		frag, err := r.br.ReadSlice('\n')
-		switch {
-		case err == nil:
-			n := len(r.buf) + len(frag) - 1
-			if n > MaxLine {
+		if i := bytes.IndexByte(r.buf[r.r+r.scan:r.w], '\n'); i >= 0 {
+			end := r.r + r.scan + i
+			line := r.buf[r.r:end]
+			r.r, r.scan = end+1, 0
+			if len(line) > MaxLine {
 				return nil, ErrTooLong
 			}
-			out := make([]byte, n)
-			copy(out, r.buf)
-			copy(out[len(r.buf):], frag[:len(frag)-1])
-			return out, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(r.buf)+len(frag) > MaxLine+1 {
-				return nil, ErrTooLong
-			}
-			r.buf = append(r.buf, frag...)
-		case errors.Is(err, io.EOF):
-			if len(r.buf)+len(frag) > MaxLine {
-				return nil, ErrTooLong
-			}
-			return nil, io.EOF
-		default:
+			return line, nil
+		}
+		r.scan = r.w - r.r
+		if r.scan > MaxLine {
+			// MaxLine+1 bytes and no newline yet: over the limit, whatever follows.
+			return nil, ErrTooLong
+		}
+		if err := r.err; err != nil {
+			// An unterminated last line is dropped.
+			r.err = nil
 			return nil, err
+		}
+		r.fill()
+	}
+}
+
+// fill reads once into the free end of buf, making room first.
+func (r *Reader) fill() {
+	if len(r.buf)-r.w < readSlack {
+		if r.r > 0 {
+			copy(r.buf, r.buf[r.r:r.w])
+			r.w -= r.r
+			r.r = 0
+		}
+		if len(r.buf)-r.w < readSlack && len(r.buf) < readBufMax {
+			nb := make([]byte, min(2*len(r.buf), readBufMax))
+			copy(nb, r.buf[:r.w])
+			r.buf = nb
+		}
+	}
+	// Read no further than a legal line and some slack past the current
+	// line's start.
+	end := min(len(r.buf), r.r+MaxLine+1+readSlack)
+	n, err := r.rd.Read(r.buf[r.w:end])
+	if n < 0 || n > end-r.w {
+		panic("wire: reader returned an invalid count")
+	}
+	r.w += n
+	switch {
+	case err != nil:
+		r.err = err
+	case n > 0:
+		r.zeros = 0
+	default:
+		if r.zeros++; r.zeros >= 100 {
+			r.err = io.ErrNoProgress
 		}
 	}
 }

@@ -1,0 +1,163 @@
+package peer
+
+import (
+	"encoding/base64"
+	"sync"
+
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// chunkBufSize is the room a received chunk's data is decoded into: the
+// decoded length base64 allows for the longest legal chunk.
+var chunkBufSize = base64.StdEncoding.DecodedLen(base64.StdEncoding.EncodedLen(wire.MaxChunkData))
+
+// chunkBufs holds buffers for received chunk data, reused once the chunk's
+// commit is done (a fresh 512 KiB slice per chunk costs more in clearing,
+// page faults and GC than decoding into it).
+var chunkBufs = sync.Pool{New: func() any {
+	b := make([]byte, chunkBufSize)
+	return &b
+}}
+
+func getChunkBuf() []byte { return *chunkBufs.Get().(*[]byte) }
+
+// putChunkBuf returns b to the pool when it is one of its buffers.
+func putChunkBuf(b []byte) {
+	if cap(b) != chunkBufSize {
+		return
+	}
+	b = b[:cap(b)]
+	chunkBufs.Put(&b)
+}
+
+// sameBuf reports whether a and b share their first byte.
+func sameBuf(a, b []byte) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
+}
+
+// chunkWorker writes one session's received chunks into their blob files
+// and hashes them, off the reader's goroutine, while the reader decodes the
+// next lines and the commit loop fsyncs earlier ones: rxWriters goroutines
+// write (a direct write waits for the disk), one hashes in arrival order.
+// The commit loop waits for a chunk's write before its fsync and for its
+// hash before its transaction, where the hash costs nothing but a check
+// that the state computed ahead follows the stored one
+// (store.DB.ApplyChunkHashed); a wrong guess only costs the commit loop the
+// hashing it always did.
+type chunkWorker struct {
+	n      *Node
+	writes chan *hashJob
+	hashes chan *hashJob
+	wg     sync.WaitGroup
+
+	// Used only on the hashing goroutine: where each blob's chain of
+	// hashed chunks ends.
+	next map[string]hashTail
+}
+
+// rxWriters is how many goroutines write one session's chunks: more than
+// one keeps the disk busy while a direct write waits.
+const rxWriters = 2
+
+type hashTail struct {
+	off   int64
+	state []byte
+}
+
+// hashJob is one chunk to write and hash: written is closed once the bytes
+// are in the file (err set if that failed), hashed once res is set.
+type hashJob struct {
+	file string
+	off  int64
+	data []byte
+	end  bool
+	// The blob record as the reader saw it (it may lag the chain).
+	recOK       bool
+	recReceived int64
+	recState    []byte
+	err         error
+	res         store.ChunkHash
+	written     chan struct{}
+	hashed      chan struct{}
+}
+
+// maxHashTails bounds the blobs whose chains a worker remembers.
+const maxHashTails = 64
+
+// submit queues c to be written to file and hashed; rec is the blob record
+// the reader read (nil: none yet). Only the reader goroutine calls it.
+func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJob {
+	if h.writes == nil {
+		h.writes = make(chan *hashJob, 64)
+		h.hashes = make(chan *hashJob, 64)
+		h.next = map[string]hashTail{}
+		for range rxWriters {
+			h.wg.Go(h.writeLoop)
+		}
+		h.wg.Go(h.hashLoop)
+	}
+	j := &hashJob{file: file, off: c.Off, data: c.Data, end: c.End,
+		written: make(chan struct{}), hashed: make(chan struct{})}
+	switch {
+	case rec == nil:
+		j.recOK = true // announced in the same batch: nothing hashed yet
+	case !rec.Unordered:
+		j.recOK, j.recReceived, j.recState = true, rec.Received, rec.HashState
+	}
+	h.writes <- j
+	h.hashes <- j
+	return j
+}
+
+// stop ends the worker's goroutines once the queued jobs are done, and
+// waits for them (so no write outlives the session). Only the reader
+// goroutine calls it, after its last submit.
+func (h *chunkWorker) stop() {
+	if h.writes != nil {
+		close(h.writes)
+		close(h.hashes)
+		h.wg.Wait()
+	}
+}
+
+func (h *chunkWorker) writeLoop() {
+	for j := range h.writes {
+		j.err = h.n.db.WriteBlobAt(j.file, j.off, j.data)
+		close(j.written)
+	}
+}
+
+func (h *chunkWorker) hashLoop() {
+	for j := range h.hashes {
+		h.hash(j)
+		close(j.hashed)
+	}
+}
+
+func (h *chunkWorker) hash(j *hashJob) {
+	var before []byte
+	if t, ok := h.next[j.file]; ok && t.off == j.off {
+		before = t.state
+	} else if j.recOK && j.recReceived == j.off {
+		before = j.recState
+	} else {
+		// Out of order (or a replay): the commit loop decides.
+		delete(h.next, j.file)
+		return
+	}
+	after, ok := store.HashChunk(before, j.data)
+	if !ok {
+		delete(h.next, j.file)
+		return
+	}
+	j.res = store.ChunkHash{Before: before, After: after}
+	if j.end {
+		delete(h.next, j.file)
+		return
+	}
+	if len(h.next) >= maxHashTails {
+		clear(h.next)
+	}
+	h.next[j.file] = hashTail{off: j.off + int64(len(j.data)), state: after}
+}
