@@ -530,7 +530,8 @@ func round(v float64, digits int) float64 {
 	return x
 }
 
-// randomFile writes size random bytes to path and returns their sha256.
+// randomFile writes size random bytes to path (fsync'ed) and returns their
+// sha256.
 func randomFile(path string, size int64) (string, error) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -542,6 +543,12 @@ func randomFile(path string, size int64) (string, error) {
 	}
 	h := sha256.New()
 	_, err = io.CopyBuffer(io.MultiWriter(f, h), io.LimitReader(rand.NewChaCha8(seed), size), make([]byte, 1<<20))
+	if err == nil {
+		// On disk before the timed part starts, as a file a user sends
+		// normally is: else staging competes with the kernel writing back
+		// this benchmark's own input.
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
