@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -344,6 +345,10 @@ func (n *Node) sessionFor(k key.PublicKey) *session {
 	return n.sessions[k]
 }
 
+// lastSeenEvery is how stale a peer's stored last_seen may get before a
+// new session with it rewrites the record (when nothing else changed).
+const lastSeenEvery = time.Minute
+
 // notePeer records what the hello said about the peer (asynchronously).
 func (n *Node) notePeer(s *session) {
 	now := n.now()
@@ -352,6 +357,12 @@ func (n *Node) notePeer(s *session) {
 		p, ok := tx.Peer(s.peer)
 		if !ok {
 			p = &store.Peer{Key: s.peer.String(), FirstSeen: now}
+		}
+		same := ok && p.Name == h.Name && p.About == h.About && slices.Equal(p.Listen, h.Listen) &&
+			slices.Equal(p.Caps, h.Caps) && (s.dialAddr == "" || p.Dialed != "") &&
+			now.Sub(p.LastSeen) < lastSeenEvery && !now.Before(p.LastSeen)
+		if same {
+			return nil // a reconnect within the minute: nothing worth a write
 		}
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {

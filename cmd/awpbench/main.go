@@ -300,6 +300,7 @@ func (b *bench) run() error {
 		if !b.o.only[s.name] {
 			continue
 		}
+		settle()
 		if err := s.fn(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}

@@ -1,9 +1,19 @@
 package main
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // childProcAttr makes a child die with the parent (no stray nodes left on
 // a killed run).
 func childProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// settle flushes what earlier steps left for the disk (removed blob files,
+// dirty pages) so it is not written back during the next step's timing.
+func settle() {
+	syscall.Sync()
+	time.Sleep(200 * time.Millisecond)
 }

@@ -2,6 +2,12 @@
 
 package main
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 func childProcAttr() *syscall.SysProcAttr { return nil }
+
+// settle lets the previous step's work finish before the next is timed.
+func settle() { time.Sleep(200 * time.Millisecond) }
