@@ -353,16 +353,28 @@ const lastSeenEvery = time.Minute
 func (n *Node) notePeer(s *session) {
 	now := n.now()
 	h := s.hello
-	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
-		p, ok := tx.Peer(s.peer)
-		if !ok {
-			p = &store.Peer{Key: s.peer.String(), FirstSeen: now}
-		}
-		same := ok && p.Name == h.Name && p.About == h.About && slices.Equal(p.Listen, h.Listen) &&
+	// Checked in a read first: a commit costs fsyncs even when its ops
+	// end up writing nothing.
+	unchanged := func(p *store.Peer, ok bool) bool {
+		return ok && p.Name == h.Name && p.About == h.About && slices.Equal(p.Listen, h.Listen) &&
 			slices.Equal(p.Caps, h.Caps) && (s.dialAddr == "" || p.Dialed != "") &&
 			now.Sub(p.LastSeen) < lastSeenEvery && !now.Before(p.LastSeen)
-		if same {
-			return nil // a reconnect within the minute: nothing worth a write
+	}
+	skip := false
+	_ = n.db.View(func(tx *store.Tx) error {
+		skip = unchanged(tx.Peer(s.peer))
+		return nil
+	})
+	if skip {
+		return // a reconnect within the minute: nothing worth a write
+	}
+	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		if unchanged(p, ok) {
+			return nil
+		}
+		if !ok {
+			p = &store.Peer{Key: s.peer.String(), FirstSeen: now}
 		}
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {
