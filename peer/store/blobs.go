@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -109,18 +110,24 @@ type ChunkHash struct {
 // HashChunk returns the hash state after data, on top of the state before
 // (empty: the start of a blob); ok is false when before is not a valid state.
 func HashChunk(before, data []byte) (after []byte, ok bool) {
+	after, err := hashChunk(before, data)
+	return after, err == nil
+}
+
+// errHashState is a stored hash state that does not unmarshal.
+var errHashState = errors.New("store: blob hash state unreadable")
+
+// hashChunk is HashChunk with its failures told apart: errHashState for a
+// bad state before, any other error from marshalling the state after.
+func hashChunk(before, data []byte) ([]byte, error) {
 	h := sha256.New()
 	if len(before) > 0 {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(before); err != nil {
-			return nil, false
+			return nil, errHashState
 		}
 	}
 	h.Write(data)
-	st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil {
-		return nil, false
-	}
-	return st, true
+	return h.(encoding.BinaryMarshaler).MarshalBinary()
 }
 
 // ApplyChunk records chunk bytes already written (WriteBlobAt) and synced
@@ -140,23 +147,16 @@ func (db *DB) ApplyChunkHashed(b *Blob, off int64, data []byte, end bool, now ti
 		b.HashState = pre.After
 		b.Received = off + n
 	case off == b.Received && !b.Unordered:
-		h := sha256.New()
-		if len(b.HashState) > 0 {
-			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b.HashState); err != nil {
-				b.Unordered = true
-				b.Ranges = [][2]int64{{0, b.Received}}
-			}
-		}
-		if !b.Unordered {
-			h.Write(data)
-			st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-			if err != nil {
-				return fmt.Errorf("store: blob hash: %w", err)
-			}
+		st, err := hashChunk(b.HashState, data)
+		switch {
+		case errors.Is(err, errHashState):
+			b.Unordered = true
+			b.Ranges = addRange([][2]int64{{0, b.Received}}, off, off+n)
+		case err != nil:
+			return fmt.Errorf("store: blob hash: %w", err)
+		default:
 			b.HashState = st
 			b.Received = off + n
-		} else {
-			b.Ranges = addRange(b.Ranges, off, off+n)
 		}
 	case off+n <= b.Received && !b.Unordered:
 		// Bytes we have already: a replay after a crash; nothing changes.

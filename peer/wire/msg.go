@@ -188,11 +188,8 @@ func (m *Msg) validate() error {
 	if len(m.Parts) == 0 {
 		return errors.New("parts must be a non-empty array")
 	}
-	m.DecodeParts()
-	for i, ok := range m.partsOK {
-		if !ok {
-			return fmt.Errorf("part %d is not an object with a string k (or a field has the wrong type)", i)
-		}
+	if i := m.BadPart(); i >= 0 {
+		return fmt.Errorf("part %d is not an object with a string k (or a field has the wrong type)", i)
 	}
 	if m.Re != "" && !ValidID(m.Re) {
 		return fmt.Errorf("bad re %q", clip(m.Re))
