@@ -55,13 +55,13 @@ func AppendChunk(b []byte, id, ts, th, ref string, off int64, data []byte, end b
 	n := base64.StdEncoding.EncodedLen(len(data))
 	b = slices.Grow(b, n+len(id)+len(ts)+len(th)+len(ref)+96)
 	b = append(b, `{"t":"chunk","id":`...)
-	b = appendString(b, id)
+	b = appendCanonString(b, id)
 	b = append(b, `,"ts":`...)
-	b = appendString(b, ts)
+	b = appendCanonString(b, ts)
 	b = append(b, `,"th":`...)
-	b = appendString(b, th)
+	b = appendCanonString(b, th)
 	b = append(b, `,"ref":`...)
-	b = appendString(b, ref)
+	b = appendCanonString(b, ref)
 	b = append(b, `,"off":`...)
 	b = strconv.AppendInt(b, off, 10)
 	b = append(b, `,"data":"`...)
@@ -72,9 +72,6 @@ func AppendChunk(b []byte, id, ts, th, ref string, off int64, data []byte, end b
 	b = strconv.AppendBool(b, end)
 	return append(b, '}')
 }
-
-// appendString appends s as a JSON string (canonical escaping).
-func appendString(b []byte, s string) []byte { return appendCanonString(b, s) }
 
 var chunkPrefix = []byte(`{"t":"chunk",`)
 

@@ -284,7 +284,7 @@ func (m *Msg) appendJSON(b []byte) ([]byte, error) {
 		b = make([]byte, 0, n)
 	}
 	b = append(b, `{"t":`...)
-	b = appendString(b, m.T)
+	b = appendCanonString(b, m.T)
 	b = appendOptString(b, `,"id":`, m.ID)
 	b = appendOptString(b, `,"ts":`, m.TS)
 	b = appendOptString(b, `,"th":`, m.Th)
@@ -391,5 +391,5 @@ func appendOptString(b []byte, member, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return appendString(append(b, member...), v)
+	return appendCanonString(append(b, member...), v)
 }
