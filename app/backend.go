@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -12,40 +11,7 @@ import (
 // Backend is the part of *peer.Node the UI uses (docs/NODE-API.md). It
 // is an interface so the UI builds and is tested without a node.
 type Backend interface {
-	// Key is the node's public key.
-	Key() key.PublicKey
-	// Name is the node's display name.
-	Name() string
-	// ListenAddrs are the bound listen addresses, ports resolved.
-	ListenAddrs() []string
-	// Connect dials addr, keeps the connection up and returns the peer's
-	// key after the handshake.
-	Connect(ctx context.Context, addr string) (key.PublicKey, error)
-	// Send queues one msg durably.
-	Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error)
-	// SetState queues a state line for thread th.
-	SetState(ctx context.Context, th, state, note string) (peer.SendResult, error)
-	// Threads lists threads, newest activity first.
-	Threads() ([]peer.ThreadInfo, error)
-	// Lines returns a thread's lines in order; from is the sharer's key
-	// for a mirrored thread, "" for one of mine.
-	Lines(th, from string) ([]peer.LineInfo, error)
-	// MarkRead marks a thread's lines read.
-	MarkRead(th, from string) error
-	// Peers lists known peers.
-	Peers() ([]peer.PeerInfo, error)
-	// Trust adds k to the trust list, or removes it.
-	Trust(k string, trusted bool) error
-	// Blobs lists blobs received and sent.
-	Blobs() ([]peer.BlobInfo, error)
-	// OpenBlob opens a complete, intact blob.
-	OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error)
-	// Subscribe registers an event subscriber with a buffer of buf events.
-	Subscribe(buf int) (events <-chan peer.Event, cancel func())
-	// Pending lists requests waiting for a decision.
-	Pending() []peer.ApprovalRequest
-	// Decide answers a pending request.
-	Decide(id string, d peer.Decision) error
+	peer.Frontend
 }
 
 // Mirrorer is implemented by nodes with the per-thread mirror and
