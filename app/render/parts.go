@@ -279,12 +279,17 @@ func fsReadResult(data json.RawMessage) Part {
 	if !r.EOF {
 		p.Fields = append(p.Fields, Field{"partial", "more follows (not at end of file)"})
 	}
-	if r.Encoding == "base64" {
-		p.Text = fmt.Sprintf("(%d characters of base64: binary content)", len(r.Content))
-	} else {
-		p.Text = r.Content
-	}
+	p.Text = contentText(r.Content, r.Encoding)
 	return p
+}
+
+// contentText shows file content as text, or says how much base64 there is
+// (binary content is not shown).
+func contentText(content, encoding string) string {
+	if encoding == "base64" {
+		return fmt.Sprintf("(%d characters of base64: binary content)", len(content))
+	}
+	return content
 }
 
 func fsWriteRequest(data json.RawMessage) Part {
@@ -304,11 +309,7 @@ func fsWriteRequest(data json.RawMessage) Part {
 	if r.Mkdir {
 		p.Fields = append(p.Fields, Field{"mkdir", "create missing directories"})
 	}
-	if r.Encoding == "base64" {
-		p.Text = fmt.Sprintf("(%d characters of base64: binary content)", len(r.Content))
-	} else {
-		p.Text = r.Content
-	}
+	p.Text = contentText(r.Content, r.Encoding)
 	return p
 }
 
