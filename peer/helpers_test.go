@@ -2,8 +2,12 @@ package peer
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -110,3 +114,39 @@ func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) Send
 type storeTx = store.Tx
 
 func parseKey(s string) (key.PublicKey, error) { return key.ParsePublic(s) }
+
+// msgsAndBlob checks a connected pair end to end: a msg each way, both
+// acked, then a 1.5 MiB blob from a to b that arrives intact. It returns
+// a's first send (its thread carries all of it).
+func msgsAndBlob(t *testing.T, a, b *testNode) SendResult {
+	t.Helper()
+	r := sendText(t, a, b.Key(), "", "ping")
+	sendText(t, b, a.Key(), r.Th, "pong")
+	eventually(t, "both lines on both sides", func() bool {
+		la, _ := a.Lines(r.Th, "")
+		lb, _ := b.Lines(r.Th, "")
+		return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
+	})
+	data := make([]byte, 3<<19)
+	rand.Read(data)
+	p := filepath.Join(t.TempDir(), "blob.bin")
+	os.WriteFile(p, data, 0o600)
+	br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, _ := a.Lines(br.Th, "")
+	var m wire.Msg
+	json.Unmarshal(ls[len(ls)-1].Line, &m)
+	ref := m.DecodeParts()[1].Ref
+	eventually(t, "blob complete", func() bool {
+		rc, _, err := b.OpenBlob(a.Key().String(), ref)
+		if err != nil {
+			return false
+		}
+		got, _ := io.ReadAll(rc)
+		rc.Close()
+		return string(got) == string(data)
+	})
+	return r
+}

@@ -2,13 +2,9 @@ package peer
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,37 +81,7 @@ func TestTailcatNodes(t *testing.T) {
 		t.Fatalf("add invite: %s, %v", k, err)
 	}
 
-	// Messages both ways, acked.
-	rs := sendText(t, a, b.Key(), "", "ping")
-	sendText(t, b, a.Key(), rs.Th, "pong")
-	eventually(t, "both lines on both sides", func() bool {
-		la, _ := a.Lines(rs.Th, "")
-		lb, _ := b.Lines(rs.Th, "")
-		return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
-	})
-
-	// A blob of 1.5 MiB.
-	data := make([]byte, 3<<19)
-	rand.Read(data)
-	p := filepath.Join(t.TempDir(), "blob.bin")
-	os.WriteFile(p, data, 0o600)
-	br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: rs.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls, _ := a.Lines(br.Th, "")
-	var m wire.Msg
-	json.Unmarshal(ls[len(ls)-1].Line, &m)
-	ref := m.DecodeParts()[1].Ref
-	eventually(t, "blob complete", func() bool {
-		rc, _, err := b.OpenBlob(a.Key().String(), ref)
-		if err != nil {
-			return false
-		}
-		got, _ := io.ReadAll(rc)
-		rc.Close()
-		return string(got) == string(data)
-	})
+	rs := msgsAndBlob(t, a, b)
 
 	// Restart b; what a queued meanwhile is replayed in order over the
 	// same token.

@@ -2,10 +2,8 @@ package peer
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,36 +57,7 @@ func TestScenarios(t *testing.T) {
 	for _, binding := range []string{"tcp", "unix", "wg"} {
 		t.Run(binding, func(t *testing.T) {
 			a, b := pairOver(t, binding)
-			// Messages both ways, acked.
-			r := sendText(t, a, b.Key(), "", "ping")
-			sendText(t, b, a.Key(), r.Th, "pong")
-			eventually(t, "both lines on both sides", func() bool {
-				la, _ := a.Lines(r.Th, "")
-				lb, _ := b.Lines(r.Th, "")
-				return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
-			})
-			// A blob of 1.5 MiB.
-			data := make([]byte, 3<<19)
-			rand.Read(data)
-			p := filepath.Join(t.TempDir(), "blob.bin")
-			os.WriteFile(p, data, 0o600)
-			br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ls, _ := a.Lines(br.Th, "")
-			var m wire.Msg
-			json.Unmarshal(ls[len(ls)-1].Line, &m)
-			ref := m.DecodeParts()[1].Ref
-			eventually(t, "blob complete", func() bool {
-				rc, _, err := b.OpenBlob(a.Key().String(), ref)
-				if err != nil {
-					return false
-				}
-				got, _ := io.ReadAll(rc)
-				rc.Close()
-				return string(got) == string(data)
-			})
+			r := msgsAndBlob(t, a, b)
 			// Restart the receiver; what was queued meanwhile is replayed in order.
 			b.Close()
 			for i := 0; i < 20; i++ {
