@@ -3,7 +3,9 @@ package peer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -74,4 +76,19 @@ func TestReplayAfterRestart(t *testing.T) {
 		ls, _ := a.Lines(r.Th, "")
 		return ls[len(ls)-1].Acked
 	})
+}
+
+// A msg that cannot fit in one line is refused before it is queued, with a
+// pointer to blobs; nothing is stored.
+func TestSendTooLong(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	big := wire.TextPart(strings.Repeat("x", wire.MaxLine))
+	_, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{big}})
+	if !errors.Is(err, wire.ErrTooLong) || !strings.Contains(err.Error(), "send large content as a blob") {
+		t.Fatalf("Send of a %d-byte part = %v, want ErrTooLong and a hint", len(big), err)
+	}
+	if ts, err := a.Threads(); err != nil || len(ts) != 0 {
+		t.Fatalf("threads after a refused send: %v, %v", ts, err)
+	}
 }

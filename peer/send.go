@@ -49,13 +49,14 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	}
 	m.Parts = parts
 	m.T, m.Th = wire.TypeMsg, th
-	if err := checkSize(m); err != nil {
-		return SendResult{}, err
-	}
 	// Encoded here, in parallel with other callers; the commit loop only
 	// stamps the id and time (ids must be made there: outbox order is id
-	// order).
+	// order). The placeholders have the final lengths, so a msg too long
+	// for one line is refused here, before it has an id.
 	tmpl, err := wire.EncodeMsgTemplate(m)
+	if errors.Is(err, wire.ErrTooLong) {
+		return SendResult{}, fmt.Errorf("peer: send: %w (send large content as a blob)", err)
+	}
 	if err != nil {
 		return SendResult{}, fmt.Errorf("peer: send: %w", err)
 	}
@@ -120,27 +121,6 @@ func (j *sendJob) run(tx *store.Tx) error {
 }
 
 func (j *sendJob) finish(err error) { j.done <- err }
-
-// checkSize refuses a msg that would not fit in one line, before it is
-// given an id.
-func checkSize(m *wire.Msg) error {
-	// An upper bound first (escaping at most sixfolds a byte): most msgs
-	// are far below the limit and need no trial encoding.
-	bound := 256 + 6*(len(m.Subject)+len(m.Re)+len(m.Th))
-	for _, p := range m.Parts {
-		bound += len(p) + 1
-	}
-	if bound <= wire.MaxLine {
-		return nil
-	}
-	probe := *m
-	probe.ID, probe.TS = "00000000000000000000000000", wire.FormatTime(time.Now())
-	probe.SetRaw(nil)
-	if _, err := wire.Encode(&probe); err != nil {
-		return fmt.Errorf("peer: send: %w (send large content as a blob)", err)
-	}
-	return nil
-}
 
 // SetState queues a state line in an existing thread of mine.
 func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult, error) {
