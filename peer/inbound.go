@@ -108,7 +108,7 @@ func (s *session) handle(f wire.Frame, hs *chunkWorker) bool {
 		s.onAck(f)
 	case *wire.Err:
 		n.log.Info("peer sent err", "peer", s.peer.Short(), "code", f.Code, "msg", f.Msg, "re", f.Re)
-		n.publish(Event{Type: "err", Peer: s.peer.String(), Th: f.Th, Of: f.Re, Err: f.Code + ": " + f.Msg})
+		n.publish(Event{Type: "err", Peer: s.peerS, Th: f.Th, Of: f.Re, Err: f.Code + ": " + f.Msg})
 		n.onRemoteErr(s, f)
 		if wire.FatalCode(f.Code) {
 			s.close(f)
@@ -235,7 +235,7 @@ func (n *Node) afterInbound(s *session, th string, res *inResult) {
 		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
 	}
 	if res.blob != nil {
-		n.publish(Event{Type: EventBlob, Peer: s.peer.String(), Th: res.blob.Th, Blob: res.blob})
+		n.publish(Event{Type: EventBlob, Peer: s.peerS, Th: res.blob.Th, Blob: res.blob})
 	}
 	if res.after != nil {
 		res.after()

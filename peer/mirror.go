@@ -147,7 +147,7 @@ func (n *Node) storeMirror(tx *store.Tx, s *session, m *wire.Mirror, res *inResu
 		t.Withdrawn = true
 		tx.Touch(tk)
 		res.thread = true
-		n.commit.publishAfter(Event{Type: EventThread, Peer: s.peer.String(), Th: m.Th})
+		n.commit.publishAfter(Event{Type: EventThread, Peer: s.peerS, Th: m.Th})
 		return nil
 	}
 	of, err := key.ParsePublic(m.Of)
@@ -190,7 +190,7 @@ func (n *Node) storeMirror(tx *store.Tx, s *session, m *wire.Mirror, res *inResu
 		}
 	}
 	tx.Touch(tk)
-	res.line = &LineInfo{Dir: m.Dir, From: from.String(), Line: m.Line, Seq: seq, MirroredFrom: s.peer.String(), Stored: wire.FormatTime(now)}
+	res.line = &LineInfo{Dir: m.Dir, From: from.String(), Line: m.Line, Seq: seq, MirroredFrom: s.peerS, Stored: wire.FormatTime(now)}
 	res.thread = true
 	return nil
 }
@@ -213,7 +213,7 @@ func (n *Node) storePrivate(tx *store.Tx, s *session, p *wire.Private, res *inRe
 			return err
 		}
 	}
-	res.line = &LineInfo{Dir: "in", From: s.peer.String(), Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
+	res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
 	res.thread = true
 	return nil
 }

@@ -203,7 +203,7 @@ func (n *Node) onProfileRequest(s *session, m *wire.Msg, mime string, data json.
 	c := profile.Cap(mime)
 	ok, why := n.honored(s.peer, c, data)
 	if !ok {
-		req := ApprovalRequest{Kind: ApprovalProfile, From: s.peer.String(), FromName: s.hello.Name, Sub: s.peer.String(),
+		req := ApprovalRequest{Kind: ApprovalProfile, From: s.peerS, FromName: s.hello.Name, Sub: s.peerS,
 			Caps: []string{c}, On: []string{n.pub.String()}, Th: m.Th, ReqID: m.ID, Detail: data, Reason: why}
 		d := n.askApproval(req)
 		if !d.Allow {
@@ -245,7 +245,7 @@ func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMes
 		s.sendErr(wire.CodeInternal, "bad result", m.ID, m.Th)
 		return
 	}
-	req := SendRequest{To: s.peer.String(), Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}
+	req := SendRequest{To: s.peerS, Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}
 	for _, a := range res.Attachments {
 		req.Blobs = append(req.Blobs, BlobFile{Path: a.Path, Name: a.Name, Mime: a.Mime})
 	}
@@ -268,7 +268,7 @@ func (n *Node) onGrantRequest(s *session, m *wire.Msg, data json.RawMessage) {
 	answer := func(mime string, v any) {
 		b, _ := json.Marshal(v)
 		part, _ := wire.DataPart(mime, b)
-		if _, err := n.Send(n.ctx, SendRequest{To: s.peer.String(), Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
+		if _, err := n.Send(n.ctx, SendRequest{To: s.peerS, Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
 			n.log.Error("answer grant request", "err", err)
 		}
 	}
@@ -291,7 +291,7 @@ func (n *Node) onGrantRequest(s *session, m *wire.Msg, data json.RawMessage) {
 			on = append(on, k)
 		}
 	}
-	d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peer.String(), FromName: s.hello.Name,
+	d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peerS, FromName: s.hello.Name,
 		Sub: sub.String(), Caps: gr.Caps, On: gr.On, Th: m.Th, ReqID: m.ID, Detail: data, Reason: gr.Reason, TTL: gr.TTL})
 	if !d.Allow {
 		reason := d.Reason

@@ -68,7 +68,7 @@ func (s *session) run() {
 	}
 	n.log.Info("peer up", "peer", s.peer.Short(), "name", s.hello.Name, "dialed", s.dialAddr != "", "handshake", s.hsDur)
 	n.notePeer(s)
-	n.publish(Event{Type: EventPeerUp, Peer: s.peer.String(), PeerName: s.hello.Name})
+	n.publish(Event{Type: EventPeerUp, Peer: s.peerS, PeerName: s.hello.Name})
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); s.writeLoop() }()
@@ -81,7 +81,7 @@ func (s *session) run() {
 	wg.Wait()
 	n.unregister(s)
 	n.log.Info("peer down", "peer", s.peer.Short())
-	n.publish(Event{Type: EventPeerDown, Peer: s.peer.String(), PeerName: s.hello.Name})
+	n.publish(Event{Type: EventPeerDown, Peer: s.peerS, PeerName: s.hello.Name})
 }
 
 // close ends the session.
@@ -374,7 +374,7 @@ func (n *Node) notePeer(s *session) {
 			return nil
 		}
 		if !ok {
-			p = &store.Peer{Key: s.peer.String(), FirstSeen: now}
+			p = &store.Peer{Key: s.peerS, FirstSeen: now}
 		}
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {
