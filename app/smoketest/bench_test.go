@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 )
 
 // cpuTicks is a process's user+system CPU time in clock ticks
@@ -35,13 +33,7 @@ func TestStartupAndIdle(t *testing.T) {
 	need(t, "Xvfb", "dbus-daemon")
 	trayBin, _ := binaries(t)
 	ctx := deadline(t)
-	display := startXvfb(t)
-	bus := startBus(t)
-	w, err := watchertest.Start(bus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	display, bus, w := desktop(t)
 	start := time.Now()
 	tr := startTray(t, trayBin, env(t, display, bus), "--data", filepath.Join(t.TempDir(), "data"))
 	if _, err := w.WaitItem(ctx); err != nil {

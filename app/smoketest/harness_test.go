@@ -366,3 +366,28 @@ func labels(items []menuItem) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// desktop starts what a tray needs around it: an X server, a private
+// session bus and a StatusNotifierWatcher on it (closed at the test's end).
+func desktop(t *testing.T) (display, bus string, w *watchertest.Watcher) {
+	t.Helper()
+	display = startXvfb(t)
+	bus = startBus(t)
+	w, err := watchertest.Start(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return display, bus, w
+}
+
+// menuPath is the dbusmenu object of a tray item (the item's Menu
+// property, or the conventional path when it has none).
+func menuPath(conn *dbus.Conn, item watchertest.Item) dbus.ObjectPath {
+	if v, err := conn.Object(item.Bus, item.Path).GetProperty("org.kde.StatusNotifierItem.Menu"); err == nil {
+		if p, ok := v.Value().(dbus.ObjectPath); ok {
+			return p
+		}
+	}
+	return "/StatusNotifierMenu"
+}

@@ -8,10 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/godbus/dbus/v5"
-
-	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 )
 
 // TestMessageShown is phase 2: a headless `awp run` peer connects to the
@@ -27,13 +23,7 @@ func TestMessageShown(t *testing.T) {
 	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
 	trayBin, awpBin := binaries(t)
 	ctx := deadline(t)
-	display := startXvfb(t)
-	bus := startBus(t)
-	w, err := watchertest.Start(bus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	display, bus, w := desktop(t)
 
 	e := env(t, display, bus)
 	trayData := filepath.Join(t.TempDir(), "tray")
@@ -43,15 +33,10 @@ func TestMessageShown(t *testing.T) {
 		t.Fatalf("the tray never registered: %v\n%s", err, tr.out.String())
 	}
 	conn := w.Conn()
-	menuPath := dbus.ObjectPath("/StatusNotifierMenu")
-	if v, err := conn.Object(item.Bus, item.Path).GetProperty("org.kde.StatusNotifierItem.Menu"); err == nil {
-		if p, ok := v.Value().(dbus.ObjectPath); ok {
-			menuPath = p
-		}
-	}
+	mp := menuPath(conn, item)
 	var items []menuItem
 	if err := until(ctx, "the node running", func() bool {
-		items, err = readMenu(conn, item.Bus, menuPath)
+		items, err = readMenu(conn, item.Bus, mp)
 		return err == nil && len(items) > 0 && strings.HasPrefix(items[0].Label, "AWP: offline")
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
@@ -84,14 +69,14 @@ func TestMessageShown(t *testing.T) {
 	t.Logf("sent %s in %s", sent.ID, sent.Th)
 
 	if err := until(ctx, "the unread msg in the tray menu", func() bool {
-		items, err = readMenu(conn, item.Bus, menuPath)
+		items, err = readMenu(conn, item.Bus, mp)
 		threads, ok := find(items, "Threads")
 		return err == nil && ok && threads.Label == "Threads (1 unread)"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
 	threads, _ := find(items, "Threads")
-	if err := click(conn, item.Bus, menuPath, threads.ID); err != nil {
+	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {

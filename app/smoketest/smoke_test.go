@@ -8,10 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/godbus/dbus/v5"
-
-	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 )
 
 // TestTrayMenu starts the tray with a tray host, reads its menu over
@@ -21,13 +17,7 @@ func TestTrayMenu(t *testing.T) {
 	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
 	trayBin, awpBin := binaries(t)
 	ctx := deadline(t)
-	display := startXvfb(t)
-	bus := startBus(t)
-	w, err := watchertest.Start(bus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	display, bus, w := desktop(t)
 
 	e := env(t, display, bus)
 	data := filepath.Join(t.TempDir(), "data")
@@ -39,17 +29,12 @@ func TestTrayMenu(t *testing.T) {
 	}
 	t.Logf("tray item: %+v", item)
 	conn := w.Conn()
-	menuPath := dbus.ObjectPath("/StatusNotifierMenu")
-	if v, err := conn.Object(item.Bus, item.Path).GetProperty("org.kde.StatusNotifierItem.Menu"); err == nil {
-		if p, ok := v.Value().(dbus.ObjectPath); ok {
-			menuPath = p
-		}
-	}
+	mp := menuPath(conn, item)
 
 	// Wait for the node to boot: the status line leaves "starting…".
 	var items []menuItem
 	err = until(ctx, "the status line to show the node running", func() bool {
-		items, err = readMenu(conn, item.Bus, menuPath)
+		items, err = readMenu(conn, item.Bus, mp)
 		if err != nil || len(items) == 0 {
 			return false
 		}
@@ -71,7 +56,7 @@ func TestTrayMenu(t *testing.T) {
 	}
 
 	threads, _ := find(items, "Threads")
-	if err := click(conn, item.Bus, menuPath, threads.ID); err != nil {
+	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := until(ctx, "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
@@ -99,7 +84,7 @@ func TestTrayMenu(t *testing.T) {
 	}
 
 	quit, _ := find(items, "Quit")
-	if err := click(conn, item.Bus, menuPath, quit.ID); err != nil {
+	if err := click(conn, item.Bus, mp, quit.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.wait(ctx); err != nil {
