@@ -8,9 +8,11 @@ import (
 )
 
 // Chunk data is standard base64 (SPEC §9). encoding/base64 works one
-// character at a time; these two work on 12 bytes / 16 characters per step
-// with lookup tables, about twice as fast, and hand the last bytes (and
-// anything unusual) to encoding/base64, so their results are the same.
+// character at a time; these two first run vector loops where the CPU has
+// them (base64_amd64.go: 48 bytes / 64 characters per step), then work on
+// 12 bytes / 16 characters per step with lookup tables, about twice as
+// fast as encoding/base64, and hand the last bytes (and anything unusual)
+// to encoding/base64, so their results are the same.
 
 const stdAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -48,7 +50,7 @@ func encodeBase64(dst, src []byte) {
 	if len(dst) < base64.StdEncoding.EncodedLen(len(src)) {
 		panic("wire: base64 destination too short")
 	}
-	di, si := 0, 0
+	si, di := encodeSIMD(dst, src)
 	// Two 8-byte loads cover 12 input bytes, written as 16 characters.
 	for ; len(src)-si >= 14 && len(dst)-di >= 16; si, di = si+12, di+16 {
 		x := binary.BigEndian.Uint64(src[si:])
@@ -69,7 +71,7 @@ var errB64Newline = errors.New("wire: newline in base64 data")
 // LF is an error (encoding/base64 skips them; a JSON string cannot hold
 // them). dst needs room for DecodedLen(len(src)) bytes.
 func decodeBase64(dst, src []byte) (int, error) {
-	di, si := 0, 0
+	si, di := decodeSIMD(dst, src)
 	d0, d1, d2, d3 := &b64Dec[0], &b64Dec[1], &b64Dec[2], &b64Dec[3]
 	// 16 characters per step, written as 12 bytes with two 8-byte stores;
 	// at least 4 characters (the last group, maybe padded) are left over.
