@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 
+	"github.com/awp-tray/awp-tray/internal/bufpool"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -106,18 +106,15 @@ func (s *session) sendLoop() {
 
 // lineBufs holds buffers for chunk lines: the sender builds a line in one,
 // the session's writer returns it once the line is written, so sending a
-// blob does not allocate (and clear) fresh megabytes for every chunk.
-var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+// blob does not allocate (and clear, and fault in) fresh megabytes for every
+// chunk. A chunk line is under wire.MaxLine, so it never outgrows one; it
+// keeps what a session's write queue holds, across collections.
+var lineBufs = bufpool.New(wire.MaxLine, 2*writeLimit/wire.MaxLine+8, bufIdle)
 
-func getLineBuf() []byte { return (*lineBufs.Get().(*[]byte))[:0] }
+func getLineBuf() []byte { return lineBufs.Get()[:0] }
 
-func putLineBuf(b []byte) {
-	if cap(b) == 0 || cap(b) > 2*wire.MaxLine {
-		return
-	}
-	b = b[:0]
-	lineBufs.Put(&b)
-}
+// putLineBuf returns b to the pool when it is one of its buffers.
+func putLineBuf(b []byte) { lineBufs.Put(b) }
 
 // chunkLine builds a chunk line from its blob file at send time, appending
 // it to line; data is room for the chunk's bytes (grown and returned).

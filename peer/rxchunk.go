@@ -3,7 +3,9 @@ package peer
 import (
 	"encoding/base64"
 	"sync"
+	"time"
 
+	"github.com/awp-tray/awp-tray/internal/bufpool"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -14,22 +16,17 @@ var chunkBufSize = base64.StdEncoding.DecodedLen(base64.StdEncoding.EncodedLen(w
 
 // chunkBufs holds buffers for received chunk data, reused once the chunk's
 // commit is done (a fresh 512 KiB slice per chunk costs more in clearing,
-// page faults and GC than decoding into it).
-var chunkBufs = sync.Pool{New: func() any {
-	b := make([]byte, chunkBufSize)
-	return &b
-}}
+// page faults and GC than decoding into it). It keeps as many as the
+// in-flight budget can hold, across collections, until unused for a while.
+var chunkBufs = bufpool.New(chunkBufSize, 2*maxInflight/chunkBufSize, bufIdle)
 
-func getChunkBuf() []byte { return *chunkBufs.Get().(*[]byte) }
+// bufIdle is how long unused pooled chunk and line buffers are kept.
+const bufIdle = 10 * time.Second
+
+func getChunkBuf() []byte { return chunkBufs.Get() }
 
 // putChunkBuf returns b to the pool when it is one of its buffers.
-func putChunkBuf(b []byte) {
-	if cap(b) != chunkBufSize {
-		return
-	}
-	b = b[:cap(b)]
-	chunkBufs.Put(&b)
-}
+func putChunkBuf(b []byte) { chunkBufs.Put(b) }
 
 // sameBuf reports whether a and b share their first byte.
 func sameBuf(a, b []byte) bool {
@@ -121,10 +118,50 @@ func (h *chunkWorker) stop() {
 	}
 }
 
+// maxWriteRun bounds the bytes one write system call takes from the queue.
+const maxWriteRun = 8 << 20
+
+// writeLoop writes queued chunks; chunks already waiting that continue the
+// one it took in the same file go with it in one write (store.WriteBlobRun).
 func (h *chunkWorker) writeLoop() {
-	for j := range h.writes {
-		j.err = h.n.db.WriteBlobAt(j.file, j.off, j.data)
-		close(j.written)
+	var run []*hashJob
+	var bufs [][]byte
+	var next *hashJob // taken from the queue, not part of the run
+	for {
+		j := next
+		next = nil
+		if j == nil {
+			var ok bool
+			if j, ok = <-h.writes; !ok {
+				return
+			}
+		}
+		run, bufs = append(run[:0], j), append(bufs[:0], j.data)
+		size := len(j.data)
+	more:
+		for size < maxWriteRun {
+			select {
+			case k, ok := <-h.writes:
+				if !ok {
+					break more
+				}
+				last := run[len(run)-1]
+				if k.file != j.file || k.off != last.off+int64(len(last.data)) {
+					next = k
+					break more
+				}
+				run, bufs = append(run, k), append(bufs, k.data)
+				size += len(k.data)
+			default:
+				break more
+			}
+		}
+		err := h.n.db.WriteBlobRun(j.file, j.off, bufs)
+		for _, k := range run {
+			k.err = err
+			close(k.written)
+		}
+		clear(bufs)
 	}
 }
 

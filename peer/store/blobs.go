@@ -352,6 +352,47 @@ func (db *DB) WriteBlobAt(rel string, off int64, data []byte) error {
 	return nil
 }
 
+// WriteBlobRun writes consecutive pieces of a blob file, bufs[0] at off and
+// each next one where the previous ends, as WriteBlobAt would one by one;
+// a run of aligned pieces goes to the disk in one vectored direct write.
+// One system call for several chunks matters on a busy machine: a direct
+// write waits for the disk, and the next one only starts once its thread
+// runs again (on this kind of VM, 512 KiB writes reached ~350 MB/s with
+// both CPUs busy, 4 MiB ones ~680).
+func (db *DB) WriteBlobRun(rel string, off int64, bufs [][]byte) error {
+	if len(bufs) == 1 {
+		return db.WriteBlobAt(rel, off, bufs[0])
+	}
+	aligned := true
+	o := off
+	for _, p := range bufs {
+		if len(p) < directMin || !directAligned(o, p) {
+			aligned = false
+			break
+		}
+		o += int64(len(p))
+	}
+	if aligned {
+		b, err := db.blobFile(rel)
+		if err != nil {
+			return fmt.Errorf("store: blob write: %w", err)
+		}
+		if d := db.directFile(rel, b); d != nil {
+			if err := writevAt(d, off, bufs); err == nil {
+				return nil
+			}
+			db.noDirect(b)
+		}
+	}
+	for _, p := range bufs {
+		if err := db.WriteBlobAt(rel, off, p); err != nil {
+			return err
+		}
+		off += int64(len(p))
+	}
+	return nil
+}
+
 // directMin is the smallest write worth direct I/O.
 const directMin = 64 << 10
 

@@ -384,3 +384,65 @@ func TestBlobWriteDirectAndBuffered(t *testing.T) {
 		t.Fatalf("file: %d bytes (%v), want %d; first difference at %d", len(got), err, len(want), i)
 	}
 }
+
+// TestBlobWriteRun writes runs of consecutive pieces (store.WriteBlobRun,
+// what a session's chunk writer uses): all aligned (one vectored direct
+// write), with an unaligned last piece, with a piece whose memory is not
+// aligned, a single piece, and a run over bytes already written; the file
+// must hold exactly the bytes.
+func TestBlobWriteRun(t *testing.T) {
+	db := mustOpen(t)
+	const piece = 512 << 10
+	want := make([]byte, 12*piece+777)
+	rand.New(rand.NewSource(13)).Read(want)
+	rel := InBlobFile(newPeerKey(t), "blob_run")
+	// pieces returns copies of want[off:] in separately allocated buffers
+	// (page-aligned, as pooled chunk buffers are); shift > 0 misaligns the
+	// memory of piece number bad.
+	pieces := func(off int, lens []int, bad, shift int) [][]byte {
+		var out [][]byte
+		for i, n := range lens {
+			b := make([]byte, n+shift)
+			if i == bad {
+				b = b[shift:]
+			} else {
+				b = b[:n]
+			}
+			copy(b, want[off:off+n])
+			out = append(out, b)
+			off += n
+		}
+		return out
+	}
+	for _, r := range []struct {
+		name     string
+		off      int
+		lens     []int
+		bad, sft int
+	}{
+		{"aligned run", 0, []int{piece, piece, piece, piece}, -1, 0},
+		{"single piece", 4 * piece, []int{piece}, -1, 0},
+		{"memory not aligned", 5 * piece, []int{piece, piece, piece}, 1, 8},
+		{"tail not aligned", 8 * piece, []int{piece, piece, piece, piece + 777}, -1, 0},
+		{"rewrite", piece, []int{piece, piece}, -1, 0},
+	} {
+		if err := db.WriteBlobRun(rel, int64(r.off), pieces(r.off, r.lens, r.bad, r.sft)); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+	}
+	if err := db.SyncBlob(rel); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := db.blobFile(rel); b.direct == nil {
+		t.Logf("no direct I/O here (noDirect=%v): buffered writes only", b.noDirect)
+	}
+	db.CloseBlob(rel)
+	got, err := os.ReadFile(db.Path(rel))
+	if err != nil || !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("file: %d bytes (%v), want %d; first difference at %d", len(got), err, len(want), i)
+	}
+}

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"io"
 	"os"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // directAlign is the alignment direct I/O needs here (offset, length and
@@ -24,4 +27,44 @@ func openDirect(path string) *os.File {
 		return nil
 	}
 	return f
+}
+
+// writevAt writes bufs one after another from off with pwritev, as few
+// calls as the kernel allows.
+func writevAt(f *os.File, off int64, bufs [][]byte) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	bufs = append([][]byte(nil), bufs...) // trimmed below: the caller's stays
+	var werr error
+	err = rc.Control(func(fd uintptr) {
+		for len(bufs) > 0 {
+			n, err := unix.Pwritev(int(fd), bufs, off)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				werr = err
+				return
+			}
+			if n <= 0 {
+				werr = io.ErrShortWrite
+				return
+			}
+			off += int64(n)
+			for n > 0 {
+				if n < len(bufs[0]) {
+					bufs[0] = bufs[0][n:]
+					break
+				}
+				n -= len(bufs[0])
+				bufs = bufs[1:]
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }

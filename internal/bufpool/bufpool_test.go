@@ -1,0 +1,84 @@
+package bufpool
+
+import (
+	"testing"
+	"time"
+)
+
+func TestReuse(t *testing.T) {
+	p := New(1024, 2, time.Hour)
+	a := p.Get()
+	if len(a) != 1024 {
+		t.Fatalf("len %d, want 1024", len(a))
+	}
+	a[0] = 7
+	p.Put(a)
+	b := p.Get()
+	if &a[0] != &b[0] || b[0] != 7 {
+		t.Fatal("a buffer given back was not reused")
+	}
+	p.Put(b[:10]) // a shorter slice of a pool buffer still goes back whole
+	if c := p.Get(); len(c) != 1024 || &c[0] != &a[0] {
+		t.Fatal("a re-sliced buffer was not restored to its size")
+	}
+}
+
+func TestBounds(t *testing.T) {
+	p := New(64, 2, time.Hour)
+	p.Put(make([]byte, 32)) // not one of its size
+	if p.Len() != 0 {
+		t.Fatalf("kept a buffer of another size: %d", p.Len())
+	}
+	for i := 0; i < 5; i++ {
+		p.Put(make([]byte, 64))
+	}
+	if p.Len() != 2 {
+		t.Fatalf("kept %d buffers, bound is 2", p.Len())
+	}
+}
+
+// TestSurvivesGC is the point of the package: sync.Pool would be empty here.
+func TestSurvivesGC(t *testing.T) {
+	p := New(1<<20, 4, time.Hour)
+	b := p.Get()
+	p.Put(b)
+	for i := 0; i < 3; i++ {
+		runtimeGC()
+	}
+	if c := p.Get(); &c[0] != &b[0] {
+		t.Fatal("the buffer did not survive garbage collection")
+	}
+}
+
+func TestIdleRelease(t *testing.T) {
+	// The decision, without waiting on a clock: a Get since the timer was
+	// armed keeps the buffers for another period; none lets them go.
+	p := New(64, 4, time.Hour)
+	p.Put(p.Get())
+	p.Put(make([]byte, 64))
+	p.Get()
+	p.Put(make([]byte, 64))
+	p.expire()
+	if p.Len() != 2 {
+		t.Fatalf("dropped buffers that were in use: holds %d, want 2", p.Len())
+	}
+	p.expire()
+	if p.Len() != 0 {
+		t.Fatalf("still holds %d after an idle period", p.Len())
+	}
+
+	// The timer does it by itself, and the pool works again afterwards.
+	p = New(64, 4, 10*time.Millisecond)
+	p.Put(p.Get())
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Len() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("still holds %d buffers long after its idle time", p.Len())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.Put(p.Get())
+	if p.Len() != 1 {
+		t.Fatalf("holds %d after reuse, want 1", p.Len())
+	}
+}

@@ -1,0 +1,5 @@
+package bufpool
+
+import "runtime"
+
+func runtimeGC() { runtime.GC() }
