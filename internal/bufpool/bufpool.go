@@ -3,33 +3,43 @@
 //
 // sync.Pool is emptied by the collector, and Go hands the memory of freed
 // large buffers back to the OS, so a stream of 512 KiB chunk buffers
-// allocated through sync.Pool keeps faulting fresh pages in (at 4 KiB a
-// fault, a 256 MiB blob took ~65,000 faults on each side; in a VM each
-// costs microseconds). A Pool instead keeps up to Max buffers until none
-// has been taken for Idle, then lets them all go.
+// allocated through sync.Pool keeps faulting fresh pages in (on this kind
+// of VM a fresh 4 KiB page costs 12-20 us). A Pool instead keeps up to Max
+// buffers until none has been taken for Idle, then lets them all go.
+//
+// A Pool makes its buffers Max at a time, as slices of one allocation whose
+// memory the kernel is asked to back with huge pages where it can (Linux
+// with transparent huge pages in "madvise" mode, Debian's default): one
+// fault then brings in 2 MiB instead of 4 KiB (24 MiB of fresh memory took
+// 75-81 ms with 4 KiB pages, 16-32 ms with huge pages, here). Untouched
+// buffers cost no memory, and the allocation is collected once all of its
+// buffers are garbage.
 package bufpool
 
 import (
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Pool is a bounded free list of buffers of Size bytes. The zero value is
 // not usable; use New.
 type Pool struct {
 	size int
+	max  int
 	idle time.Duration
 	free chan []byte
 
-	mu    sync.Mutex
-	used  bool        // a Get since the timer was armed
-	timer *time.Timer // armed while the pool holds buffers
+	mu     sync.Mutex
+	unused [][]byte    // buffers of the last slab not handed out yet
+	used   bool        // a Get since the timer was armed
+	timer  *time.Timer // armed while the pool holds buffers
 }
 
 // New returns a pool of buffers of size bytes that keeps at most max of
 // them, and drops what it keeps once no Get has come for idle.
 func New(size, max int, idle time.Duration) *Pool {
-	return &Pool{size: size, idle: idle, free: make(chan []byte, max)}
+	return &Pool{size: size, max: max, idle: idle, free: make(chan []byte, max)}
 }
 
 // Size is the length of the pool's buffers.
@@ -37,15 +47,24 @@ func (p *Pool) Size() int { return p.size }
 
 // Get returns a buffer of Size bytes (its contents are whatever it held).
 func (p *Pool) Get() []byte {
-	p.mu.Lock()
-	p.used = true
-	p.mu.Unlock()
 	select {
 	case b := <-p.free:
+		p.mu.Lock()
+		p.used = true
+		p.mu.Unlock()
 		return b
 	default:
-		return make([]byte, p.size)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.used = true
+	if len(p.unused) == 0 {
+		p.unused = slab(p.size, p.max)
+	}
+	b := p.unused[len(p.unused)-1]
+	p.unused[len(p.unused)-1] = nil
+	p.unused = p.unused[:len(p.unused)-1]
+	return b
 }
 
 // Put gives b back for reuse. A buffer that did not come from Get (another
@@ -81,6 +100,7 @@ func (p *Pool) expire() {
 		return
 	}
 	p.timer = nil
+	p.unused = nil
 	for {
 		select {
 		case <-p.free:
@@ -88,4 +108,32 @@ func (p *Pool) expire() {
 			return
 		}
 	}
+}
+
+// hugePage is the size of a transparent huge page on amd64 and arm64.
+const hugePage = 2 << 20
+
+// slab returns n buffers of size bytes (capacity size: appending to one
+// never runs into the next), page-aligned, cut from one allocation whose
+// 2 MiB-aligned part is advised for huge pages.
+func slab(size, n int) [][]byte {
+	stride := (size + 4095) &^ 4095
+	mem := make([]byte, stride*n+hugePage)
+	start := alignOffset(mem, hugePage)
+	mem = mem[start : start+stride*n]
+	adviseHuge(mem)
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = mem[i*stride : i*stride+size : i*stride+size]
+	}
+	return out
+}
+
+// alignOffset is how far into b the first address aligned to a is.
+func alignOffset(b []byte, a int) int {
+	if len(b) == 0 {
+		return 0
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return int((uintptr(a) - p%uintptr(a)) % uintptr(a))
 }

@@ -3,6 +3,7 @@ package bufpool
 import (
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestReuse(t *testing.T) {
@@ -80,5 +81,40 @@ func TestIdleRelease(t *testing.T) {
 	p.Put(p.Get())
 	if p.Len() != 1 {
 		t.Fatalf("holds %d after reuse, want 1", p.Len())
+	}
+}
+
+// TestSlabBuffers: buffers cut from one allocation are page-aligned (direct
+// I/O needs it), exactly Size long with no room to grow into the next, and
+// do not overlap; a pool makes a new slab when one is used up.
+func TestSlabBuffers(t *testing.T) {
+	const size = 512<<10 + 1 // a chunk buffer's size is not a page multiple
+	p := New(size, 3, time.Hour)
+	seen := map[uintptr]bool{}
+	var all [][]byte
+	for i := 0; i < 7; i++ {
+		b := p.Get()
+		if len(b) != size || cap(b) != size {
+			t.Fatalf("buffer %d: len %d cap %d, want %d", i, len(b), cap(b), size)
+		}
+		if off := alignOffset(b, 4096); off != 0 {
+			t.Fatalf("buffer %d is not page-aligned", i)
+		}
+		a := uintptr(unsafe.Pointer(&b[0]))
+		if seen[a] {
+			t.Fatalf("buffer %d handed out twice", i)
+		}
+		seen[a] = true
+		for j := range b {
+			b[j] = byte(i)
+		}
+		all = append(all, b)
+	}
+	for i, b := range all {
+		for j, c := range b {
+			if c != byte(i) {
+				t.Fatalf("buffer %d byte %d was overwritten (%d): buffers overlap", i, j, c)
+			}
+		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package bufpool
+
+func adviseHuge(b []byte) {}
