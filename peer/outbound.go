@@ -2,7 +2,6 @@ package peer
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/awp-tray/awp-tray/internal/bufpool"
@@ -30,12 +29,13 @@ func (s *session) sendLoop() {
 	hasBlob := s.hello.HasCap("blob")
 	hasMirror := s.hello.HasCap("mirror")
 	sig := n.outSignal(s.peer)
-	files := map[string]*os.File{}
-	var data []byte // chunk bytes read from a blob file, reused
+	files := map[string]*store.BlobReader{}
+	var data readAhead // chunk bytes read from a blob file, reused
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
+		readAheadBufs.Put(data.buf)
 	}()
 	var cursor uint64
 	for {
@@ -74,7 +74,7 @@ func (s *session) sendLoop() {
 			if o.Chunk != nil {
 				lb := getLineBuf()
 				var b []byte
-				b, data, err = n.chunkLine(files, o, lb, data)
+				b, err = n.chunkLine(files, o, lb, &data)
 				if err != nil {
 					putLineBuf(lb)
 					n.log.Error("blob chunk unreadable; dropped", "peer", s.peer.Short(), "ref", o.Chunk.Ref, "err", err)
@@ -117,18 +117,18 @@ func getLineBuf() []byte { return lineBufs.Get()[:0] }
 func putLineBuf(b []byte) { lineBufs.Put(b) }
 
 // chunkLine builds a chunk line from its blob file at send time, appending
-// it to line; data is room for the chunk's bytes (grown and returned).
-func (n *Node) chunkLine(files map[string]*os.File, o store.Out, line, data []byte) ([]byte, []byte, error) {
+// it to line; data holds bytes read ahead from the file.
+func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line []byte, data *readAhead) ([]byte, error) {
 	c := o.Chunk
 	if c.Len < 0 || c.Len > wire.MaxChunkData {
-		return nil, data, fmt.Errorf("chunk of %d bytes", c.Len)
+		return nil, fmt.Errorf("chunk of %d bytes", c.Len)
 	}
 	f := files[c.File]
 	if f == nil {
 		var err error
-		f, err = os.Open(n.db.Path(c.File))
+		f, err = store.OpenBlobReader(n.db.Path(c.File))
 		if err != nil {
-			return nil, data, err
+			return nil, err
 		}
 		if len(files) > 8 {
 			for k, old := range files {
@@ -138,16 +138,48 @@ func (n *Node) chunkLine(files map[string]*os.File, o store.Out, line, data []by
 		}
 		files[c.File] = f
 	}
-	if int64(cap(data)) < c.Len {
-		data = make([]byte, wire.MaxChunkData)
-	}
-	d := data[:c.Len]
-	if _, err := f.ReadAt(d, c.Off); err != nil {
-		return nil, data, fmt.Errorf("read %s at %d: %w", c.File, c.Off, err)
+	d, err := data.get(f, c.File, c.Off, int(c.Len))
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %d: %w", c.File, c.Off, err)
 	}
 	line = wire.AppendChunk(line, o.ID, c.TS, o.Th, c.Ref, c.Off, d, c.End)
 	if len(line) > wire.MaxLine {
-		return nil, data, fmt.Errorf("chunk line of %d bytes: %w", len(line), wire.ErrTooLong)
+		return nil, fmt.Errorf("chunk line of %d bytes: %w", len(line), wire.ErrTooLong)
 	}
-	return line, data, nil
+	return line, nil
+}
+
+// readAheadSize is how much of a blob file one read takes (several chunks:
+// the staged copy is read around the page cache, and fewer, larger reads
+// keep the disk busy on a busy machine; see store.CopySync).
+const readAheadSize = 4 << 20
+
+var readAheadBufs = bufpool.New(readAheadSize, 8, bufIdle)
+
+// readAhead holds the bytes last read from a blob file: a session's chunks
+// of one blob go out in order, so most are in the window already.
+type readAhead struct {
+	buf  []byte
+	file string
+	off  int64
+	n    int
+}
+
+// get returns n bytes of file (read through f) at off, from the window or
+// after reading a new window from off.
+func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]byte, error) {
+	if file == ra.file && off >= ra.off && off+int64(n) <= ra.off+int64(ra.n) {
+		i := int(off - ra.off)
+		return ra.buf[i : i+n], nil
+	}
+	if ra.buf == nil {
+		ra.buf = readAheadBufs.Get()
+	}
+	ra.file = ""
+	m, err := f.ReadAt(ra.buf, off, n)
+	if err != nil {
+		return nil, err
+	}
+	ra.file, ra.off, ra.n = file, off, m
+	return ra.buf[:n], nil
 }

@@ -29,6 +29,16 @@ func openDirect(path string) *os.File {
 	return f
 }
 
+// openDirectRead opens a file for direct reads, or returns nil where that
+// is refused.
+func openDirectRead(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECT, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
 // writevAt writes bufs one after another from off with pwritev, as few
 // calls as the kernel allows.
 func writevAt(f *os.File, off int64, bufs [][]byte) error {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,10 +12,12 @@ import (
 	"testing"
 )
 
-// TestCopySync copies sizes around the block, writeback and background
-// fsync steps and checks the count, the sha256 and the copy's bytes.
+// TestCopySync copies sizes around the page and block sizes (whole blocks
+// are written directly where the file system allows, the rest buffered) and
+// more than the pipeline's blocks, and checks the count, the sha256 and the
+// copy's bytes.
 func TestCopySync(t *testing.T) {
-	for _, size := range []int64{0, 1, stageBlock - 1, stageBlock, stageBlock + 1, stageSync + stageWriteback + 12345} {
+	for _, size := range []int64{0, 1, 4095, 4096, stageBlock - 1, stageBlock, stageBlock + 1, 2*stageBlocks*stageBlock + 12345} {
 		want := sha256.New()
 		src := io.TeeReader(io.LimitReader(rand.New(rand.NewSource(size)), size), want)
 		p := filepath.Join(t.TempDir(), "copy")
@@ -91,5 +94,66 @@ func BenchmarkCopySync(b *testing.B) {
 		}
 		dst.Close()
 		src.Close()
+	}
+}
+
+// TestBlobReader reads pieces of a file the ways chunkLine does: aligned
+// pieces with room to read whole blocks (direct where allowed), the
+// unaligned tail, memory that is not aligned, no spare capacity, and past
+// the end of the file (an error).
+func TestBlobReader(t *testing.T) {
+	want := make([]byte, 3<<20+777)
+	rand.New(rand.NewSource(3)).Read(want)
+	p := filepath.Join(t.TempDir(), "blob")
+	if err := os.WriteFile(p, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenBlobReader(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.direct == nil {
+		t.Log("no direct reads here: buffered reads only")
+	}
+	buf := make([]byte, 1<<20+8192) // page-aligned, as pool buffers are
+	for _, c := range []struct {
+		name      string
+		off, n    int
+		shift     int // misaligns the memory
+		noRoomCap bool
+	}{
+		{"aligned", 0, 512 << 10, 0, false},
+		{"tail", 3 << 20, 777, 0, false},
+		{"second", 512 << 10, 512 << 10, 0, false},
+		{"memory not aligned", 1 << 20, 512 << 10, 1, false},
+		{"no spare capacity", 3 << 20, 777, 0, true},
+		{"offset not aligned", 100, 5000, 0, false},
+		{"aligned again", 2 << 20, 1 << 20, 0, false},
+	} {
+		d := buf[c.shift : c.shift+c.n]
+		if c.noRoomCap {
+			d = d[:c.n:c.n]
+		}
+		clear(d)
+		if n, err := r.ReadAt(d, int64(c.off), len(d)); err != nil || n != len(d) {
+			t.Fatalf("%s: %d bytes, %v", c.name, n, err)
+		}
+		if !bytes.Equal(d, want[c.off:c.off+c.n]) {
+			t.Fatalf("%s: wrong bytes", c.name)
+		}
+	}
+	if _, err := r.ReadAt(buf[:8192], int64(len(want)-100), 8192); err == nil {
+		t.Fatal("a read past the end of the file succeeded")
+	}
+	if _, err := r.ReadAt(buf[:512<<10], 3<<20, 512<<10); err == nil {
+		t.Fatal("an aligned read past the end of the file succeeded")
+	}
+	// Read-ahead: a window past the end is fine when what is needed is there.
+	if n, err := r.ReadAt(buf[:1<<20], 3<<20, 777); err != nil || n != 777 || !bytes.Equal(buf[:777], want[3<<20:]) {
+		t.Fatalf("window over the end: %d bytes, %v", n, err)
+	}
+	if n, err := r.ReadAt(buf[:1<<20], 2<<20, 4096); err != nil || n != 1<<20 || !bytes.Equal(buf[:n], want[2<<20:3<<20]) {
+		t.Fatalf("window: %d bytes, %v", n, err)
 	}
 }
