@@ -368,21 +368,7 @@ func TestBlobWriteDirectAndBuffered(t *testing.T) {
 			t.Fatalf("write %d at %d: %v", w.n, w.off, err)
 		}
 	}
-	if err := db.SyncBlob(rel); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := db.blobFile(rel); b.direct == nil {
-		t.Logf("no direct I/O here (noDirect=%v): buffered writes only", b.noDirect)
-	}
-	db.CloseBlob(rel)
-	got, err := os.ReadFile(db.Path(rel))
-	if err != nil || !bytes.Equal(got, want) {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
-		}
-		t.Fatalf("file: %d bytes (%v), want %d; first difference at %d", len(got), err, len(want), i)
-	}
+	syncAndCheckBlob(t, db.DB, rel, want)
 }
 
 // TestBlobWriteRun writes runs of consecutive pieces (store.WriteBlobRun,
@@ -430,6 +416,13 @@ func TestBlobWriteRun(t *testing.T) {
 			t.Fatalf("%s: %v", r.name, err)
 		}
 	}
+	syncAndCheckBlob(t, db.DB, rel, want)
+}
+
+// syncAndCheckBlob fsyncs and closes a blob file written by a test and
+// checks that it holds exactly want.
+func syncAndCheckBlob(t *testing.T, db *DB, rel string, want []byte) {
+	t.Helper()
 	if err := db.SyncBlob(rel); err != nil {
 		t.Fatal(err)
 	}
