@@ -49,6 +49,8 @@ type childMsg struct {
 	Corrupt    bool   `json:"corrupt,omitempty"`
 
 	RSSMB float64 `json:"rss_mb,omitempty"` // done: peak RSS (VmHWM), MiB
+
+	CPUS float64 `json:"cpu_s,omitempty"` // every event: the process's CPU time (user + system) so far
 }
 
 // childMain runs one node and its side of a workload (the hidden "node"
@@ -77,6 +79,7 @@ func childMain(args []string) int {
 	out := json.NewEncoder(os.Stdout)
 	var outMu sync.Mutex
 	emit := func(m childMsg) {
+		m.CPUS = cpuSeconds()
 		outMu.Lock()
 		defer outMu.Unlock()
 		_ = out.Encode(m)

@@ -120,8 +120,10 @@ type results struct {
 	WGBlobMBs          float64 `json:"wg_blob_mb_s,omitempty"`
 	WGBlobTransferMBs  float64 `json:"wg_blob_transfer_mb_s,omitempty"` // after staging
 	WGRawMBs           float64 `json:"wg_raw_mb_s,omitempty"`
-	WGBlobRatio        float64 `json:"wg_blob_ratio,omitempty"` // wg_blob_mb_s / wg_raw_mb_s
-	WGConnectMS        float64 `json:"wg_connect_ms,omitempty"` // sender's Connect in the msgs run
+	WGBlobRatio        float64 `json:"wg_blob_ratio,omitempty"`         // wg_blob_mb_s / wg_raw_mb_s
+	WGConnectMS        float64 `json:"wg_connect_ms,omitempty"`         // sender's Connect in the msgs run
+	WGRawCPUmsPerMB    float64 `json:"wg_raw_cpu_ms_per_mb,omitempty"`  // CPU ms (the parent's, both devices) per MB of raw
+	WGBlobCPUmsPerMB   float64 `json:"wg_blob_cpu_ms_per_mb,omitempty"` // CPU ms (both children) per MB of blob
 	RSSWGSenderMB      float64 `json:"rss_wg_sender_mb,omitempty"`
 	RSSWGReceiverMB    float64 `json:"rss_wg_receiver_mb,omitempty"`
 	TailcatMsgsPerS    float64 `json:"tailcat_msgs_per_s,omitempty"`

@@ -21,7 +21,8 @@ type proc struct {
 	msgs   chan childMsg
 	stderr lockedBuffer
 	exited chan struct{}
-	err    error // cmd.Wait's, once exited is closed
+	err    error    // cmd.Wait's, once exited is closed
+	ready  childMsg // a receiver's ready line (pair)
 }
 
 type lockedBuffer struct {

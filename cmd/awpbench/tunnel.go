@@ -67,7 +67,14 @@ type blobRun struct {
 	conn, sd, rd   childMsg
 	size           int64
 	total, staging float64 // seconds: Send called until complete at the receiver; the Send call
+	// CPU seconds (user + system) of each child: the sender's from its
+	// Connect until it stopped, the receiver's from ready until the blob
+	// was complete.
+	sendCPU, recvCPU float64
 }
+
+// cpuCores is the CPU the two children used per second of the blob's time.
+func (br blobRun) cpuCores() float64 { return (br.sendCPU + br.recvCPU) / br.total }
 
 func (br blobRun) mbPerS() float64 { return float64(br.size) / 1e6 / br.total }
 
@@ -114,6 +121,8 @@ func (b *bench) runBlob(tag, path, sum string, size int64, bd binding) (blobRun,
 	}
 	br.total = time.Duration(got.CompleteNS - sent.StartNS).Seconds()
 	br.staging = time.Duration(sent.SentNS - sent.StartNS).Seconds()
+	br.sendCPU = br.sd.CPUS - br.conn.CPUS
+	br.recvCPU = got.CPUS - recv.ready.CPUS
 	return br, nil
 }
 
@@ -139,6 +148,7 @@ func (b *bench) pair(tag, mode string, bd binding, sendArgs ...string) (recv, se
 	if err != nil {
 		return nil, nil, err
 	}
+	recv.ready = ready
 	sargs := append([]string{"--key", skf, "--peer", ready.Key, "--addr", ready.Addr}, sendArgs...)
 	sargs = append(sargs, bd.send...)
 	if send, err = b.taggedChild(tag, mode, "sender", sargs...); err != nil {
@@ -213,12 +223,13 @@ func (b *bench) wgFig() error {
 	if err := b.tunnelTCP(); err != nil {
 		return fmt.Errorf("tcp baseline: %w", err)
 	}
-	raw, err := wgRawMBPerSec(int64(o.tunnelRawMiB) << 20)
+	rr, err := wgRawMBPerSec(int64(o.tunnelRawMiB) << 20)
 	if err != nil {
 		return fmt.Errorf("raw wg: %w", err)
 	}
-	b.printf("limit: %.0f MB/s raw TCP through the WireGuard tunnel (two transport Managers, wireguard-go + netstack, UDP on 127.0.0.1, %d MiB, one process)",
-		raw, o.tunnelRawMiB)
+	raw := rr.mbs
+	b.printf("limit: %.0f MB/s raw TCP through the WireGuard tunnel (two transport Managers, wireguard-go + netstack, UDP on 127.0.0.1, %d MiB, one process; CPU %.2f cores)",
+		raw, o.tunnelRawMiB, rr.cpu*raw/(float64(int64(o.tunnelRawMiB)<<20)/1e6))
 	bd := binding{name: "wg", recv: []string{"--listen", "wg://127.0.0.1:0"}, trust: true}
 	m, br, err := b.tunnelWorkloads("wg", bd)
 	if err != nil {
@@ -230,12 +241,17 @@ func (b *bench) wgFig() error {
 	r.WGRawMBs = round(raw, 1)
 	r.WGBlobRatio = round(r.WGBlobMBs/r.WGRawMBs, 4)
 	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
+	rawMB := float64(int64(o.tunnelRawMiB)<<20) / 1e6
+	r.WGRawCPUmsPerMB = round(rr.cpu*1000/rawMB, 2)
+	r.WGBlobCPUmsPerMB = round((br.sendCPU+br.recvCPU)*1000/(float64(br.size)/1e6), 2)
 	r.RSSWGSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
 	r.RSSWGReceiverMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
 	b.printf("6. wg: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw wg %.0f MB/s; ratio %.4f; goal >= %.2f: %s",
 		o.tunnelN, r.WGMsgsPerS, r.TunnelTCPMsgsPerS, r.WGMsgsPerS/r.TunnelTCPMsgsPerS, r.WGConnectMS,
 		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, raw, r.WGBlobRatio,
 		goalWGBlobRatio, verdict(r.WGBlobRatio >= goalWGBlobRatio))
+	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",
+		r.WGRawCPUmsPerMB, r.WGBlobCPUmsPerMB, br.sendCPU, br.recvCPU, br.total, br.cpuCores())
 	b.printf("   RSS (VmHWM) wg sender %.1f MiB, receiver %.1f MiB", r.RSSWGSenderMB, r.RSSWGReceiverMB)
 	return nil
 }
@@ -266,10 +282,11 @@ func (b *bench) tailcatFig() error {
 	if err := os.WriteFile(mapFile, dm, 0o600); err != nil {
 		return err
 	}
-	raw, err := tailcatRawMBPerSec(transport.TailcatOptions{DERPMap: relay.Map}, int64(o.tunnelRawMiB)<<20)
+	rr, err := tailcatRawMBPerSec(transport.TailcatOptions{DERPMap: relay.Map}, int64(o.tunnelRawMiB)<<20)
 	if err != nil {
 		return fmt.Errorf("raw tailcat: %w", err)
 	}
+	raw := rr.mbs
 	b.printf("limit: %.0f MB/s raw TCP through a tailcat tunnel (two transport Managers, in-process relay, %d MiB after a 4 MiB warm-up, one process)",
 		raw, o.tunnelRawMiB)
 	bd := binding{name: "tailcat", recv: []string{"--listen", transport.TailcatListen, "--derp-map", mapFile},
@@ -296,14 +313,14 @@ func (b *bench) tailcatFig() error {
 // wgRawMBPerSec is raw TCP through the wg binding: two Managers in this
 // process, each with its own wireguard-go device and netstack, UDP over
 // 127.0.0.1.
-func wgRawMBPerSec(size int64) (float64, error) {
+func wgRawMBPerSec(size int64) (streamRate, error) {
 	ka, err := key.NewPrivate()
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	kb, err := key.NewPrivate()
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	a := transport.New(transport.Options{Key: ka})
 	defer a.Close()
@@ -315,14 +332,14 @@ func wgRawMBPerSec(size int64) (float64, error) {
 
 // tailcatRawMBPerSec is raw TCP on tunnel port 1 through tailcat: two
 // Managers in this process on the relay of o.
-func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (float64, error) {
+func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (streamRate, error) {
 	ka, err := key.NewPrivate()
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	kb, err := key.NewPrivate()
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	a := transport.New(transport.Options{Key: ka, Tailcat: o})
 	defer a.Close()
@@ -336,15 +353,21 @@ func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (float64, error)
 // part of the stream rate.
 const rawWarmup = 4 << 20
 
+// streamRate is a raw tunnel measurement: MB/s and this process's CPU
+// seconds (both Managers) over the timed part.
+type streamRate struct {
+	mbs, cpu float64
+}
+
 // managerStreamMBPerSec listens on addr with a, dials it with d, and
 // copies size bytes (after rawWarmup) from the dialer to the listener in
-// 256 KiB writes, as peer/transport's benchmarks do. It returns MB/s.
-func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (float64, error) {
+// 256 KiB writes, as peer/transport's benchmarks do.
+func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (streamRate, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, err := a.Listen(ctx, addr)
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	defer l.Close()
 	type res struct {
@@ -369,7 +392,7 @@ func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (fl
 	}()
 	c, err := dialRetry(ctx, d, l.Addr())
 	if err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	defer c.Close()
 	buf := make([]byte, 256<<10)
@@ -398,19 +421,19 @@ func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (fl
 		}
 	}
 	if err := write(rawWarmup); err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	if err := wait(warm, rawWarmup); err != nil {
-		return 0, fmt.Errorf("warm-up: %w", err)
+		return streamRate{}, fmt.Errorf("warm-up: %w", err)
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuSeconds()
 	if err := write(size); err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
 	if err := wait(got, size); err != nil {
-		return 0, err
+		return streamRate{}, err
 	}
-	return float64(size) / 1e6 / time.Since(start).Seconds(), nil
+	return streamRate{mbs: float64(size) / 1e6 / time.Since(start).Seconds(), cpu: cpuSeconds() - cpu0}, nil
 }
 
 // dialRetry dials addr, retrying for a while: a fresh tunnel listener may
