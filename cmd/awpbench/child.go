@@ -73,6 +73,7 @@ func childMain(args []string) int {
 	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
 	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
 	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
+	rawBytes := fs.Int64("raw-bytes", 0, "raw mode: bytes to stream after the warm-up")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -100,7 +101,7 @@ func childMain(args []string) int {
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
 		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin),
-		listen: *listen, trust: *trust, derpMap: *derpMap}
+		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes}
 	if err := c.run(); err != nil {
 		emit(childMsg{Event: "error", Err: err.Error()})
 		return 1
@@ -112,6 +113,7 @@ type child struct {
 	role, mode, data, keyFile, peerKey, addr, blob string
 	listen, trust, derpMap                         string
 	n, workers                                     int
+	rawBytes                                       int64
 	nosync                                         bool
 	emit                                           func(childMsg)
 	stdin                                          *bufio.Scanner
@@ -138,6 +140,9 @@ func (c *child) run() error {
 	k, err := key.FromSeed(raw)
 	if err != nil {
 		return err
+	}
+	if c.mode == "raw" {
+		return c.runRaw(k)
 	}
 	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync}
 	if c.role == "receiver" {
@@ -381,4 +386,81 @@ func parseVmHWM(r io.Reader) float64 {
 		return kb / 1024
 	}
 	return 0
+}
+
+// runRaw is the raw mode: no node, only a transport.Manager streaming bytes
+// over the binding as the parent's in-process raw measurement does (256 KiB
+// writes, rawWarmup first), but with the two ends in two processes. The
+// receiver reports "warm" after the warm-up and "raw" (start and end of the
+// timed part) when the rest is in; the sender writes the rest when told
+// "go" and reports "going".
+func (c *child) runRaw(k key.PrivateKey) error {
+	m := transport.New(transport.Options{Key: k})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if c.role == "receiver" {
+		if c.trust != "" {
+			tk, err := key.ParsePublic(c.trust)
+			if err != nil {
+				return err
+			}
+			m.AllowKey(tk)
+		}
+		l, err := m.Listen(ctx, c.listen)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		c.emit(childMsg{Event: "ready", Addr: l.Addr(), Key: k.Public().String()})
+		s, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, err := io.CopyN(io.Discard, s, rawWarmup); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		c.emit(childMsg{Event: "warm"})
+		start := time.Now()
+		n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, io.LimitReader(s, c.rawBytes), make([]byte, 256<<10))
+		if err != nil {
+			return err
+		}
+		if n != c.rawBytes {
+			return fmt.Errorf("received %d of %d bytes", n, c.rawBytes)
+		}
+		c.emit(childMsg{Event: "raw", Size: n, StartNS: start.UnixNano(), CompleteNS: time.Now().UnixNano()})
+	} else {
+		conn, err := dialRetry(ctx, m, c.addr)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		buf := make([]byte, 256<<10)
+		write := func(n int64) error {
+			for n > 0 {
+				k := min(n, int64(len(buf)))
+				if _, err := conn.Write(buf[:k]); err != nil {
+					return err
+				}
+				n -= k
+			}
+			return nil
+		}
+		if err := write(rawWarmup); err != nil {
+			return err
+		}
+		if cmd := c.command(); cmd != "go" {
+			return fmt.Errorf("want go, got %q", cmd)
+		}
+		c.emit(childMsg{Event: "going"})
+		if err := write(c.rawBytes); err != nil {
+			return err
+		}
+	}
+	for c.command() != "stop" {
+	}
+	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB()})
+	return nil
 }

@@ -157,6 +157,50 @@ func (b *bench) pair(tag, mode string, bd binding, sendArgs ...string) (recv, se
 	return recv, send, nil
 }
 
+// raw2Run is the raw stream over a binding between two child processes.
+type raw2Run struct {
+	mbs float64 // MB/s of the timed part
+	cpu float64 // CPU seconds of both children over it (the sender's from "go" to its stop)
+}
+
+// runRaw2 streams size bytes (after rawWarmup) over bd from a sender child
+// to a receiver child: the parent's raw measurement with the ends in two
+// processes, as the AWP nodes are.
+func (b *bench) runRaw2(tag string, size int64, bd binding) (raw2Run, error) {
+	var rr raw2Run
+	sz := strconv.FormatInt(size, 10)
+	bd.recv = append(append([]string(nil), bd.recv...), "--raw-bytes", sz)
+	recv, send, err := b.pair(tag, "raw", bd, "--raw-bytes", sz)
+	if err != nil {
+		return rr, err
+	}
+	warm, err := recv.expect("warm", 2*time.Minute)
+	if err != nil {
+		return rr, err
+	}
+	if err := send.command("go"); err != nil {
+		return rr, err
+	}
+	going, err := send.expect("going", time.Minute)
+	if err != nil {
+		return rr, err
+	}
+	got, err := recv.expect("raw", b.o.timeout)
+	if err != nil {
+		return rr, err
+	}
+	sd, err := send.stop(time.Minute)
+	if err != nil {
+		return rr, err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return rr, err
+	}
+	rr.mbs = float64(size) / 1e6 / time.Duration(got.CompleteNS-got.StartNS).Seconds()
+	rr.cpu = (got.CPUS - warm.CPUS) + (sd.CPUS - going.CPUS)
+	return rr, nil
+}
+
 // tunnelFile makes the -tunnel-blob-mib file once per run.
 func (b *bench) tunnelFile() (string, string, error) {
 	if b.tunnelBlob != "" {
@@ -231,6 +275,13 @@ func (b *bench) wgFig() error {
 	b.printf("limit: %.0f MB/s raw TCP through the WireGuard tunnel (two transport Managers, wireguard-go + netstack, UDP on 127.0.0.1, %d MiB, one process; CPU %.2f cores)",
 		raw, o.tunnelRawMiB, rr.cpu*raw/(float64(int64(o.tunnelRawMiB)<<20)/1e6))
 	bd := binding{name: "wg", recv: []string{"--listen", "wg://127.0.0.1:0"}, trust: true}
+	rawSize := int64(o.tunnelRawMiB) << 20
+	r2, err := b.runRaw2("wg-raw2", rawSize, bd)
+	if err != nil {
+		return fmt.Errorf("raw wg, two processes: %w", err)
+	}
+	b.printf("   the same raw stream between two processes (as the nodes are): %.0f MB/s (CPU %.1f ms per MB, in one process %.1f)",
+		r2.mbs, r2.cpu*1000/(float64(rawSize)/1e6), rr.cpu*1000/(float64(rawSize)/1e6))
 	m, br, err := b.tunnelWorkloads("wg", bd)
 	if err != nil {
 		return err
@@ -240,6 +291,8 @@ func (b *bench) wgFig() error {
 	r.WGBlobTransferMBs = round(br.transferMBPerS(), 1)
 	r.WGRawMBs = round(raw, 1)
 	r.WGBlobRatio = round(r.WGBlobMBs/r.WGRawMBs, 4)
+	r.WGRaw2ProcMBs = round(r2.mbs, 1)
+	r.WGBlobRatio2Proc = round(r.WGBlobMBs/r.WGRaw2ProcMBs, 4)
 	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
 	rawMB := float64(int64(o.tunnelRawMiB)<<20) / 1e6
 	r.WGRawCPUmsPerMB = round(rr.cpu*1000/rawMB, 2)
@@ -250,6 +303,7 @@ func (b *bench) wgFig() error {
 		o.tunnelN, r.WGMsgsPerS, r.TunnelTCPMsgsPerS, r.WGMsgsPerS/r.TunnelTCPMsgsPerS, r.WGConnectMS,
 		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, raw, r.WGBlobRatio,
 		goalWGBlobRatio, verdict(r.WGBlobRatio >= goalWGBlobRatio))
+	b.printf("   blob / raw between two processes: %.4f", r.WGBlobRatio2Proc)
 	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",
 		r.WGRawCPUmsPerMB, r.WGBlobCPUmsPerMB, br.sendCPU, br.recvCPU, br.total, br.cpuCores())
 	b.printf("   RSS (VmHWM) wg sender %.1f MiB, receiver %.1f MiB", r.RSSWGSenderMB, r.RSSWGReceiverMB)
