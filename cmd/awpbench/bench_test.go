@@ -33,7 +33,7 @@ func TestQuickRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(last), &got); err != nil {
 		t.Fatalf("last line is not a JSON object: %v\n%s", err, out.String())
 	}
-	for _, f := range []string{"msgs_per_s", "msgs_limit", "msgs_ratio", "msgs_few_workers_per_s", "resume_100k_s", "blob_mb_s", "blob_limit_mb_s",
+	for _, f := range []string{"msgs_per_s", "msgs_limit", "msgs_ratio", "msgs_few_workers_per_s", "resume_100k_s", "blob_mb_s", "blob_limit_mb_s", "blob_disk_limit_mb_s",
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio"} {

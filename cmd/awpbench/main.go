@@ -88,9 +88,12 @@ type results struct {
 	ResumeConnectMS float64 `json:"resume_connect_ms,omitempty"`
 	ResumeQueuePerS float64 `json:"resume_queue_per_s,omitempty"`
 
-	BlobMiB        int     `json:"blob_mib,omitempty"`
-	BlobMBs        float64 `json:"blob_mb_s,omitempty"`
-	BlobLimitMBs   float64 `json:"blob_limit_mb_s,omitempty"`
+	BlobMiB      int     `json:"blob_mib,omitempty"`
+	BlobMBs      float64 `json:"blob_mb_s,omitempty"`
+	BlobLimitMBs float64 `json:"blob_limit_mb_s,omitempty"`
+	// The blob's bytes made durable twice at once (staged copy + received
+	// file) on the disk both nodes share here: what figure 3 cannot beat.
+	BlobDiskMBs    float64 `json:"blob_disk_limit_mb_s,omitempty"`
 	BlobRatio      float64 `json:"blob_ratio,omitempty"`
 	BlobTotalS     float64 `json:"blob_total_s,omitempty"`
 	BlobStagingS   float64 `json:"blob_staging_s,omitempty"`
@@ -471,6 +474,14 @@ func (b *bench) blob() error {
 	}
 	b.printf("limit: %.0f MB/s raw loopback TCP (%d MiB, 256 KiB buffers)", limit, o.tcpMiB)
 	size := int64(o.blobMiB) << 20
+	settle()
+	disk, err := diskMBPerSec(b.tmp, size)
+	if err != nil {
+		return fmt.Errorf("disk limit: %w", err)
+	}
+	r.BlobDiskMBs = round(disk, 1)
+	b.printf("limit: %.0f MB/s: %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, o.blobMiB)
+	settle()
 	path := filepath.Join(b.tmp, "blob.bin")
 	sum, err := randomFile(path, size)
 	if err != nil {
@@ -488,8 +499,8 @@ func (b *bench) blob() error {
 	r.BlobStagingS = round(br.staging, 3)
 	r.BlobTransferMB = round(br.transferMBPerS(), 1)
 	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
-	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; goal >= %d MB/s: %s",
-		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s (%.2f of it); goal >= %d MB/s: %s",
+		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobMBs/disk, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
 	return nil
 }
 

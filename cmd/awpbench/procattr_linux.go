@@ -26,3 +26,6 @@ func settle() {
 	syscall.Sync()
 	time.Sleep(200 * time.Millisecond)
 }
+
+// oDirect opens a file for writes around the page cache.
+const oDirect = syscall.O_DIRECT
