@@ -37,8 +37,10 @@ func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now 
 }
 
 // storeChunk records a chunk whose bytes are already in the file (written
-// before the commit; see receive). pre is its hash computed ahead, or nil.
-func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, res *inResult) error {
+// before the commit; see receive). pre is its hash computed ahead, or nil;
+// gone says c.Data's buffer was reused once the hash was computed (only its
+// length counts; the store reads the bytes back if it needs them).
+func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, gone bool, res *inResult) error {
 	b, ok := tx.Blob("in", peer, c.Ref)
 	switch {
 	case !ok:
@@ -53,7 +55,11 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 		b.Corrupt = true
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
 	default:
-		if err := n.db.ApplyChunkHashed(b, c.Off, c.Data, c.End, n.now(), pre); err != nil {
+		data := c.Data
+		if gone {
+			data = nil
+		}
+		if err := n.db.ApplyChunkHashed(b, c.Off, int64(len(c.Data)), data, c.End, n.now(), pre); err != nil {
 			return err
 		}
 	}

@@ -146,11 +146,19 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 	o.job = j
 	o.size = len(f.Header().Raw())
 	if c, ok := f.(*wire.Chunk); ok {
+		o.size = len(c.Data)
+	}
+	// Bound the bytes held for the commit loop (backpressure on the reader).
+	// A chunk whose hash is computed ahead gives its share back as soon as
+	// its bytes are written and hashed (the worker returns its buffer then);
+	// anything else when its commit is done.
+	n.inflight.acquire(o.size)
+	if c, ok := f.(*wire.Chunk); ok {
 		// Blob bytes go to their file before the commit (on hs, or here);
 		// the commit loop only fsyncs the file before the batch commits.
 		file, rec := n.chunkFile(s.peer, c)
 		if file != "" && hs != nil {
-			j.hash = hs.submit(file, c, rec)
+			j.hash = hs.submit(file, c, rec, o.size)
 			o.written, o.hashed = j.hash.written, j.hash.hashed
 		} else if file != "" {
 			if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
@@ -158,17 +166,21 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 				n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
 				s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
 				putChunkBuf(c.Data)
+				n.inflight.release(o.size)
 				return true
 			}
 		}
 		o.sync = file
-		o.size = len(c.Data)
 		j.data = c.Data
 	}
-	// Bound the bytes waiting for the commit loop (backpressure on the reader).
-	n.inflight.acquire(o.size)
 	if err := n.commit.submit(o); err != nil {
-		n.inflight.release(o.size)
+		if j.hash != nil {
+			<-j.hash.written
+			<-j.hash.hashed
+		}
+		if j.hash == nil || !j.hash.released {
+			n.inflight.release(o.size)
+		}
 		s.close(err)
 		return false
 	}
@@ -188,18 +200,21 @@ type inJob struct {
 func (j *inJob) run(tx *store.Tx) error {
 	j.res = inResult{}
 	var pre *store.ChunkHash
+	gone := false
 	if j.hash != nil {
 		if j.hash.err != nil {
 			return j.hash.err
 		}
-		pre = &j.hash.res
+		pre, gone = &j.hash.res, j.hash.released
 	}
-	return j.s.n.storeInbound(tx, j.s, j.f, pre, &j.res)
+	return j.s.n.storeInbound(tx, j.s, j.f, pre, gone, &j.res)
 }
 
 func (j *inJob) finish(err error) {
 	s, n, h := j.s, j.s.n, j.f.Header()
-	n.inflight.release(j.size)
+	if j.hash == nil || !j.hash.released {
+		n.inflight.release(j.size) // else released with the buffer
+	}
 	defer j.releaseData()
 	if err != nil {
 		n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
@@ -225,6 +240,10 @@ func (j *inJob) releaseData() {
 		// The worker is done with data (at once: the commit waited for it).
 		<-j.hash.written
 		<-j.hash.hashed
+		if j.hash.released {
+			j.data = nil // back in the pool already
+			return
+		}
 	}
 	putChunkBuf(j.data)
 	j.data = nil
@@ -265,8 +284,9 @@ func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob
 }
 
 // storeInbound stores one content line from s's peer inside tx; pre is a
-// chunk's hash computed ahead, if any.
-func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.ChunkHash, res *inResult) error {
+// chunk's hash computed ahead, if any, and gone says the chunk's buffer is
+// no longer its own (see storeChunk).
+func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.ChunkHash, gone bool, res *inResult) error {
 	h := f.Header()
 	peer := s.peer
 	if tx.Received(peer, h.Th, h.ID) {
@@ -278,7 +298,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
 	switch f := f.(type) {
 	case *wire.Chunk:
-		if err := n.storeChunk(tx, peer, f, pre, res); err != nil {
+		if err := n.storeChunk(tx, peer, f, pre, gone, res); err != nil {
 			return err
 		}
 	case *wire.Mirror:

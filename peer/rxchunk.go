@@ -3,6 +3,7 @@ package peer
 import (
 	"encoding/base64"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/awp-tray/awp-tray/internal/bufpool"
@@ -63,12 +64,23 @@ type hashTail struct {
 }
 
 // hashJob is one chunk to write and hash: written is closed once the bytes
-// are in the file (err set if that failed), hashed once res is set.
+// are in the file (err set if that failed), hashed once res is set. When
+// both are done, the write succeeded and the hash was computed, the worker
+// returns data's buffer to the pool and size bytes of the node's in-flight
+// budget, and sets released (before the second channel closes): the commit
+// then needs only the hash, and reads the bytes back from the file in the
+// rare case the stored state moved (store.DB.ApplyChunkHashed). So the
+// buffers in use are those still being written or hashed, not every chunk
+// waiting for its commit (fresh memory costs here: see internal/bufpool).
 type hashJob struct {
 	file string
 	off  int64
 	data []byte
 	end  bool
+	size int
+
+	pending  atomic.Int32 // the writer and the hasher, until each is done
+	released bool
 	// The blob record as the reader saw it (it may lag the chain).
 	recOK       bool
 	recReceived int64
@@ -84,7 +96,7 @@ const maxHashTails = 64
 
 // submit queues c to be written to file and hashed; rec is the blob record
 // the reader read (nil: none yet). Only the reader goroutine calls it.
-func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJob {
+func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob, size int) *hashJob {
 	if h.writes == nil {
 		h.writes = make(chan *hashJob, 64)
 		h.hashes = make(chan *hashJob, 64)
@@ -94,8 +106,9 @@ func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJ
 		}
 		h.wg.Go(h.hashLoop)
 	}
-	j := &hashJob{file: file, off: c.Off, data: c.Data, end: c.End,
+	j := &hashJob{file: file, off: c.Off, data: c.Data, end: c.End, size: size,
 		written: make(chan struct{}), hashed: make(chan struct{})}
+	j.pending.Store(2)
 	switch {
 	case rec == nil:
 		j.recOK = true // announced in the same batch: nothing hashed yet
@@ -159,6 +172,7 @@ func (h *chunkWorker) writeLoop() {
 		err := h.n.db.WriteBlobRun(j.file, j.off, bufs)
 		for _, k := range run {
 			k.err = err
+			h.done(k)
 			close(k.written)
 		}
 		clear(bufs)
@@ -168,7 +182,23 @@ func (h *chunkWorker) writeLoop() {
 func (h *chunkWorker) hashLoop() {
 	for j := range h.hashes {
 		h.hash(j)
+		h.done(j)
 		close(j.hashed)
+	}
+}
+
+// done is called by the writer and by the hasher once each is through with
+// j; the second returns j's buffer and budget if the commit will not need
+// the bytes (see hashJob).
+func (h *chunkWorker) done(j *hashJob) {
+	if j.pending.Add(-1) != 0 {
+		return
+	}
+	if j.err == nil && j.res.After != nil {
+		putChunkBuf(j.data)
+		j.data = nil
+		j.released = true
+		h.n.inflight.release(j.size)
 	}
 }
 

@@ -57,10 +57,12 @@ func TestChunkWorkerWrites(t *testing.T) {
 		end := min(off+piece, len(src))
 		data := getChunkBuf()[:end-off]
 		copy(data, src[off:end])
-		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil)
+		a.inflight.acquire(len(data))
+		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil, len(data))
 		jobs = append(jobs, j)
 	}
 	h.stop()
+	held, released := 0, 0
 	for i, j := range jobs {
 		select {
 		case <-j.written:
@@ -70,7 +72,30 @@ func TestChunkWorkerWrites(t *testing.T) {
 		if j.err != nil {
 			t.Fatalf("chunk %d: %v", i, j.err)
 		}
+		// A chunk hashed ahead gives its buffer and budget back at once;
+		// the others keep them for their commit.
+		switch {
+		case j.res.After != nil && !j.released, j.res.After == nil && j.released:
+			t.Fatalf("chunk %d: hashed ahead %v, released %v", i, j.res.After != nil, j.released)
+		case j.released:
+			released++
+			if j.data != nil {
+				t.Fatalf("chunk %d: released but still holds its buffer", i)
+			}
+		default:
+			held += j.size
+		}
 	}
+	if released == 0 {
+		t.Fatal("no chunk was hashed ahead and released (the in-order ones should be)")
+	}
+	a.inflight.mu.Lock()
+	used := a.inflight.used
+	a.inflight.mu.Unlock()
+	if used != held {
+		t.Fatalf("in-flight budget holds %d bytes, the unreleased chunks %d", used, held)
+	}
+	a.inflight.release(held)
 	for f, want := range files {
 		a.db.CloseBlob(f)
 		got, err := os.ReadFile(a.db.Path(f))

@@ -134,19 +134,30 @@ func hashChunk(before, data []byte) ([]byte, error) {
 // into b's file: it advances Received and the running sha256, and settles
 // Complete or Corrupt at the end.
 func (db *DB) ApplyChunk(b *Blob, off int64, data []byte, end bool, now time.Time) error {
-	return db.ApplyChunkHashed(b, off, data, end, now, nil)
+	return db.ApplyChunkHashed(b, off, int64(len(data)), data, end, now, nil)
 }
 
-// ApplyChunkHashed is ApplyChunk with the chunk's hash maybe computed ahead:
-// pre is used only when its Before is exactly b's current hash state (so
-// the result is the same as hashing data here); otherwise data is hashed.
-func (db *DB) ApplyChunkHashed(b *Blob, off int64, data []byte, end bool, now time.Time, pre *ChunkHash) error {
-	n := int64(len(data))
+// ApplyChunkHashed is ApplyChunk for the n bytes at off, with the chunk's
+// hash maybe computed ahead: pre is used only when its Before is exactly
+// b's current hash state (so the result is the same as hashing the bytes
+// here); otherwise the bytes are hashed: data, or, when data is nil (its
+// buffer already reused), the bytes read back from b's file, where they
+// were written and synced before this commit.
+func (db *DB) ApplyChunkHashed(b *Blob, off, n int64, data []byte, end bool, now time.Time, pre *ChunkHash) error {
+	if data != nil && int64(len(data)) != n {
+		return fmt.Errorf("store: chunk of %d bytes given as %d", len(data), n)
+	}
 	switch {
 	case off == b.Received && !b.Unordered && pre != nil && pre.After != nil && bytes.Equal(pre.Before, b.HashState):
 		b.HashState = pre.After
 		b.Received = off + n
 	case off == b.Received && !b.Unordered:
+		if data == nil {
+			var err error
+			if data, err = db.readBlobRange(b.File, off, n); err != nil {
+				return fmt.Errorf("store: blob read back: %w", err)
+			}
+		}
 		st, err := hashChunk(b.HashState, data)
 		switch {
 		case errors.Is(err, errHashState):
@@ -435,4 +446,18 @@ func (db *DB) closeBlobs() {
 		b.close()
 		delete(bf.files, rel)
 	}
+}
+
+// readBlobRange reads n bytes at off from a blob file.
+func (db *DB) readBlobRange(rel string, off, n int64) ([]byte, error) {
+	f, err := os.Open(db.Path(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

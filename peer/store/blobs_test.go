@@ -294,7 +294,9 @@ func TestBlobRecords(t *testing.T) {
 
 // TestApplyChunkHashed: a hash computed ahead is used only when it starts
 // from the blob's stored state; a stale or bogus one is ignored and the
-// chunk is hashed as ApplyChunk would, so the result is always the same.
+// chunk is hashed as ApplyChunk would, so the result is always the same,
+// also when the chunk's bytes are not given (nil: its buffer went back to
+// a pool) and are read back from the file.
 func TestApplyChunkHashed(t *testing.T) {
 	const size = 4 * 8192
 	db := mustOpen(t)
@@ -326,7 +328,11 @@ func TestApplyChunkHashed(t *testing.T) {
 			if err := f.db.SyncBlob(b.File); err != nil {
 				return err
 			}
-			if err := f.db.ApplyChunkHashed(b, int64(off), d, off+8192 == size, f.now, pre); err != nil {
+			given := d
+			if off/8192 == 1 || off/8192 == 2 {
+				given = nil // the stale and the missing hash: read back
+			}
+			if err := f.db.ApplyChunkHashed(b, int64(off), 8192, given, off+8192 == size, f.now, pre); err != nil {
 				return err
 			}
 			if off+8192 < size && string(b.HashState) != string(after) {
@@ -339,6 +345,10 @@ func TestApplyChunkHashed(t *testing.T) {
 		}
 	}
 	f.wantComplete(t)
+	b := &Blob{}
+	if err := f.db.ApplyChunkHashed(b, 0, 10, make([]byte, 9), false, f.now, nil); err == nil {
+		t.Fatal("a chunk whose bytes differ from its length was accepted")
+	}
 }
 
 // TestBlobWriteDirectAndBuffered mixes writes that can bypass the page
