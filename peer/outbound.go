@@ -35,7 +35,7 @@ func (s *session) sendLoop() {
 		for _, f := range files {
 			f.Close()
 		}
-		readAheadBufs.Put(data.buf)
+		data.release()
 	}()
 	var cursor uint64
 	for {
@@ -131,6 +131,7 @@ func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line [
 			return nil, err
 		}
 		if len(files) > 8 {
+			data.wait() // its reader may be one of these
 			for k, old := range files {
 				old.Close()
 				delete(files, k)
@@ -154,32 +155,103 @@ func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line [
 // keep the disk busy on a busy machine; see store.CopySync).
 const readAheadSize = 4 << 20
 
-var readAheadBufs = bufpool.New(readAheadSize, 8, bufIdle)
+var readAheadBufs = bufpool.New(readAheadSize, 16, bufIdle)
 
-// readAhead holds the bytes last read from a blob file: a session's chunks
-// of one blob go out in order, so most are in the window already.
+// readAhead holds the bytes last read from a blob file, and reads the
+// window after it in the background while the session encodes and sends
+// these: a session's chunks of one blob go out in order, so most are in the
+// current window, and the next is there when they are used up.
 type readAhead struct {
-	buf  []byte
-	file string
-	off  int64
-	n    int
+	cur  window
+	next *window // a read of the following window, in flight or done
 }
 
-// get returns n bytes of file (read through f) at off, from the window or
-// after reading a new window from off.
+// window is bytes [off, off+n) of file, read into buf; a background read
+// sets err and closes done.
+type window struct {
+	buf  []byte
+	file string
+	f    *store.BlobReader
+	off  int64
+	n    int
+	err  error
+	done chan struct{}
+}
+
+func (w *window) has(file string, off int64, n int) bool {
+	return w.file == file && off >= w.off && off+int64(n) <= w.off+int64(w.n)
+}
+
+// get returns n bytes of file (read through f) at off.
 func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]byte, error) {
-	if file == ra.file && off >= ra.off && off+int64(n) <= ra.off+int64(ra.n) {
-		i := int(off - ra.off)
-		return ra.buf[i : i+n], nil
+	if !ra.cur.has(file, off, n) {
+		if nx := ra.next; nx != nil && nx.file == file && nx.off == off {
+			<-nx.done
+			ra.next = nil
+			old := ra.cur.buf
+			ra.cur = *nx
+			if nx.err != nil || nx.n < n {
+				ra.cur.file = ""
+				readAheadBufs.Put(old)
+				return ra.sync(f, file, off, n)
+			}
+			readAheadBufs.Put(old)
+		} else {
+			ra.wait()
+			if _, err := ra.sync(f, file, off, n); err != nil {
+				return nil, err
+			}
+		}
+		ra.prefetch()
 	}
-	if ra.buf == nil {
-		ra.buf = readAheadBufs.Get()
+	i := int(off - ra.cur.off)
+	return ra.cur.buf[i : i+n], nil
+}
+
+// sync reads the window at off in the foreground.
+func (ra *readAhead) sync(f *store.BlobReader, file string, off int64, n int) ([]byte, error) {
+	if ra.cur.buf == nil {
+		ra.cur.buf = readAheadBufs.Get()
 	}
-	ra.file = ""
-	m, err := f.ReadAt(ra.buf, off, n)
+	ra.cur.file = ""
+	m, err := f.ReadAt(ra.cur.buf, off, n)
 	if err != nil {
 		return nil, err
 	}
-	ra.file, ra.off, ra.n = file, off, m
-	return ra.buf[:n], nil
+	ra.cur.file, ra.cur.f, ra.cur.off, ra.cur.n = file, f, off, m
+	return ra.cur.buf[:n], nil
+}
+
+// prefetch starts reading the window after the current one, unless the
+// current one ended the file.
+func (ra *readAhead) prefetch() {
+	c := &ra.cur
+	if c.file == "" || c.n < len(c.buf) {
+		return
+	}
+	nx := &window{buf: readAheadBufs.Get(), file: c.file, f: c.f, off: c.off + int64(c.n), done: make(chan struct{})}
+	ra.next = nx
+	go func() {
+		defer close(nx.done)
+		// Whatever is there, up to a window (a short read at the end is
+		// fine; get checks that the chunk it wants is inside).
+		nx.n, nx.err = nx.f.ReadAt(nx.buf, nx.off, 1)
+	}()
+}
+
+// wait lets a background read finish and drops it (before its file is
+// closed or another read uses the same reader).
+func (ra *readAhead) wait() {
+	if nx := ra.next; nx != nil {
+		<-nx.done
+		readAheadBufs.Put(nx.buf)
+		ra.next = nil
+	}
+}
+
+// release waits for a background read and gives the buffers back.
+func (ra *readAhead) release() {
+	ra.wait()
+	readAheadBufs.Put(ra.cur.buf)
+	ra.cur = window{}
 }

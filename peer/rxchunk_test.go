@@ -2,8 +2,10 @@ package peer
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -103,4 +105,62 @@ func TestChunkWorkerWrites(t *testing.T) {
 			t.Fatalf("%s: %d bytes (%v), want %d, equal=%v", f, len(got), err, len(want), bytes.Equal(got, want))
 		}
 	}
+}
+
+// TestReadAhead reads chunks of two blob files the way a session's sender
+// does: in order (served from the window, the next one read in the
+// background), replays from the start, a jump, two files in turns, and the
+// short last chunk; every piece must be the file's bytes.
+func TestReadAhead(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(9))
+	type blob struct {
+		name string
+		data []byte
+		r    *store.BlobReader
+	}
+	var blobs []*blob
+	for i, size := range []int{27*wire.MaxChunkData/2 + 1000, 3 * wire.MaxChunkData} {
+		b := &blob{name: fmt.Sprintf("f%d", i), data: make([]byte, size)}
+		rng.Read(b.data)
+		p := filepath.Join(dir, b.name)
+		if err := os.WriteFile(p, b.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r, err := store.OpenBlobReader(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		b.r = r
+		blobs = append(blobs, b)
+	}
+	var ra readAhead
+	defer ra.release()
+	check := func(b *blob, i int) {
+		t.Helper()
+		off := i * wire.MaxChunkData
+		n := min(wire.MaxChunkData, len(b.data)-off)
+		got, err := ra.get(b.r, b.name, int64(off), n)
+		if err != nil {
+			t.Fatalf("%s chunk %d: %v", b.name, i, err)
+		}
+		if !bytes.Equal(got, b.data[off:off+n]) {
+			t.Fatalf("%s chunk %d: wrong bytes", b.name, i)
+		}
+	}
+	a, c := blobs[0], blobs[1]
+	chunks := (len(a.data) + wire.MaxChunkData - 1) / wire.MaxChunkData
+	for i := 0; i < chunks; i++ {
+		check(a, i)
+	}
+	for i := 0; i < 10; i++ { // a replay from the start
+		check(a, i)
+	}
+	check(a, 11)             // a jump
+	for i := 0; i < 3; i++ { // two files in turns
+		check(c, i)
+		check(a, i+3)
+	}
+	check(a, chunks-1)
 }
