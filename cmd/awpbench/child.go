@@ -438,16 +438,7 @@ func (c *child) runRaw(k key.PrivateKey) error {
 		}
 		defer conn.Close()
 		buf := make([]byte, 256<<10)
-		write := func(n int64) error {
-			for n > 0 {
-				k := min(n, int64(len(buf)))
-				if _, err := conn.Write(buf[:k]); err != nil {
-					return err
-				}
-				n -= k
-			}
-			return nil
-		}
+		write := func(n int64) error { return writeN(conn, buf, n) }
 		if err := write(rawWarmup); err != nil {
 			return err
 		}

@@ -450,16 +450,7 @@ func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (st
 	}
 	defer c.Close()
 	buf := make([]byte, 256<<10)
-	write := func(n int64) error {
-		for n > 0 {
-			k := min(n, int64(len(buf)))
-			if _, err := c.Write(buf[:k]); err != nil {
-				return err
-			}
-			n -= k
-		}
-		return nil
-	}
+	write := func(n int64) error { return writeN(c, buf, n) }
 	wait := func(ch chan res, want int64) error {
 		select {
 		case r := <-ch:
@@ -522,4 +513,17 @@ func load1() float64 {
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
+}
+
+// writeN writes n bytes to w in writes of len(buf) (the raw stream of the
+// tunnel limits).
+func writeN(w io.Writer, buf []byte, n int64) error {
+	for n > 0 {
+		k := min(n, int64(len(buf)))
+		if _, err := w.Write(buf[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
 }
