@@ -32,10 +32,10 @@ func (s *session) sendLoop() {
 	files := map[string]*store.BlobReader{}
 	var data readAhead // chunk bytes read from a blob file, reused
 	defer func() {
+		data.release() // waits for a read in the background first
 		for _, f := range files {
 			f.Close()
 		}
-		data.release()
 	}()
 	var cursor uint64
 	for {
