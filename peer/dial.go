@@ -2,6 +2,7 @@ package peer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -14,11 +15,21 @@ import (
 // dialer keeps a connection to one address up, redialing with backoff.
 type dialer struct {
 	addr string
+	kick chan struct{} // cuts a backoff wait short (a Connect is waiting)
 
 	mu      sync.Mutex // guards the fields below
 	peer    key.PublicKey
 	lastErr error
-	waiters []chan dialResult
+	started uint64 // dial attempts begun so far
+	waiters []dialWaiter
+}
+
+// dialWaiter is a Connect waiting for the first attempt that begins after
+// it asked (one already under way may have started before the peer was
+// reachable).
+type dialWaiter struct {
+	after uint64 // d.started when it asked
+	ch    chan dialResult
 }
 
 type dialResult struct {
@@ -47,8 +58,12 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 		d.mu.Unlock()
 		return p, nil
 	}
-	d.waiters = append(d.waiters, ch)
+	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: ch})
 	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}: // dial now, not after the backoff
+	default:
+	}
 	select {
 	case r := <-ch:
 		return r.peer, r.err
@@ -65,7 +80,7 @@ func (n *Node) ensureDialer(addr string) *dialer {
 	if d := n.dialers[addr]; d != nil {
 		return d
 	}
-	d := &dialer{addr: addr}
+	d := &dialer{addr: addr, kick: make(chan struct{}, 1)}
 	n.dialers[addr] = d
 	if n.closed {
 		return d
@@ -75,17 +90,36 @@ func (n *Node) ensureDialer(addr string) *dialer {
 	return d
 }
 
-func (d *dialer) report(r dialResult) {
+// begin counts a dial attempt about to start and returns its number.
+func (d *dialer) begin() uint64 {
 	d.mu.Lock()
-	ws := d.waiters
-	d.waiters = nil
+	defer d.mu.Unlock()
+	d.started++
+	return d.started
+}
+
+// report hands the result of attempt number attempt to the Connects that
+// asked before it began; the others wait for the next one. A node closing
+// (ErrClosed) answers everyone.
+func (d *dialer) report(attempt uint64, r dialResult) {
+	d.mu.Lock()
+	var ready []dialWaiter
+	keep := d.waiters[:0]
+	for _, w := range d.waiters {
+		if w.after < attempt || errors.Is(r.err, ErrClosed) {
+			ready = append(ready, w)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	d.waiters = keep
 	if r.err == nil {
 		d.peer = r.peer
 	}
 	d.lastErr = r.err
 	d.mu.Unlock()
-	for _, w := range ws {
-		w <- r
+	for _, w := range ready {
+		w.ch <- r
 	}
 }
 
@@ -93,6 +127,7 @@ func (n *Node) dialLoop(d *dialer) {
 	defer n.wg.Done()
 	backoff := minBackoff
 	for n.ctx.Err() == nil {
+		attempt := d.begin()
 		ctx, cancel := context.WithTimeout(n.ctx, 15*time.Second)
 		c, err := n.tm.Dial(ctx, d.addr)
 		cancel()
@@ -102,14 +137,14 @@ func (n *Node) dialLoop(d *dialer) {
 		}
 		if err != nil {
 			if n.ctx.Err() != nil {
-				d.report(dialResult{err: ErrClosed})
+				d.report(attempt, dialResult{err: ErrClosed})
 				return
 			}
 			n.log.Info("dial failed", "addr", d.addr, "err", err, "retry", backoff)
-			d.report(dialResult{err: fmt.Errorf("peer: connect %s: %w", d.addr, err)})
+			d.report(attempt, dialResult{err: fmt.Errorf("peer: connect %s: %w", d.addr, err)})
 			n.publish(Event{Type: EventDialError, Err: err.Error(), Of: d.addr})
 		} else {
-			d.report(dialResult{peer: s.peer})
+			d.report(attempt, dialResult{peer: s.peer})
 			n.rememberDial(s.peer, d.addr)
 			started := time.Now()
 			s.run()
@@ -121,10 +156,13 @@ func (n *Node) dialLoop(d *dialer) {
 		wait := backoff/2 + time.Duration(rand.Int64N(int64(backoff)))
 		select {
 		case <-time.After(wait):
+			backoff = min(backoff*2, maxBackoff)
+		case <-d.kick:
+			// A Connect asked: try now, and back off from the start again.
+			backoff = minBackoff
 		case <-n.ctx.Done():
 			return
 		}
-		backoff = min(backoff*2, maxBackoff)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -90,5 +92,63 @@ func TestSendTooLong(t *testing.T) {
 	}
 	if ts, err := a.Threads(); err != nil || len(ts) != 0 {
 		t.Fatalf("threads after a refused send: %v, %v", ts, err)
+	}
+}
+
+// TestConnectAfterPeerRestart: a restarts first, so its redial of b (it
+// dialed b before) starts while nothing listens on b's address and fails;
+// b comes up; a Connect then must not be answered by that earlier attempt
+// but by one that starts after it asked (at once, not after the backoff).
+// Repeated, since which attempt is in flight when Connect asks varies.
+func TestConnectAfterPeerRestart(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	connect(t, a, b)
+	for i := 0; i < 8; i++ {
+		b.Close()
+		a.restart()
+		if i%2 == 1 {
+			// Let a's redial fail first, so it sits in its backoff.
+			time.Sleep(20 * time.Millisecond)
+		}
+		b.start()
+		connect(t, a, b)
+	}
+}
+
+// TestDialerReport: a Connect that asked while attempt 1 was under way is
+// not answered by attempt 1's failure but by attempt 2; one that asked
+// before attempt 1 began gets attempt 1's result; a closing node answers
+// everyone.
+func TestDialerReport(t *testing.T) {
+	d := &dialer{addr: "tcp://x", kick: make(chan struct{}, 1)}
+	early := make(chan dialResult, 1)
+	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: early})
+	n1 := d.begin()
+	late := make(chan dialResult, 1)
+	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: late})
+	d.report(n1, dialResult{err: errors.New("refused")})
+	if r := <-early; r.err == nil {
+		t.Fatal("the Connect that asked before attempt 1 did not get its failure")
+	}
+	select {
+	case r := <-late:
+		t.Fatalf("the Connect that asked during attempt 1 got its result: %v", r.err)
+	default:
+	}
+	pk, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := pk.Public()
+	d.report(d.begin(), dialResult{peer: k})
+	if r := <-late; r.err != nil || r.peer != k {
+		t.Fatalf("attempt 2: %v %v", r.peer, r.err)
+	}
+	last := make(chan dialResult, 1)
+	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: last})
+	d.report(d.started, dialResult{err: ErrClosed})
+	if r := <-last; !errors.Is(r.err, ErrClosed) {
+		t.Fatalf("closing: %v", r.err)
 	}
 }
