@@ -153,9 +153,9 @@ func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line [
 // readAheadSize is how much of a blob file one read takes (several chunks:
 // the staged copy is read around the page cache, and fewer, larger reads
 // keep the disk busy on a busy machine; see store.CopySync).
-const readAheadSize = 4 << 20
+const readAheadSize = 8 << 20
 
-var readAheadBufs = bufpool.New(readAheadSize, 16, bufIdle)
+var readAheadBufs = bufpool.New(readAheadSize, 8, bufIdle)
 
 // readAhead holds the bytes last read from a blob file, and reads the
 // window after it in the background while the session encodes and sends
@@ -164,6 +164,7 @@ var readAheadBufs = bufpool.New(readAheadSize, 16, bufIdle)
 type readAhead struct {
 	cur  window
 	next *window // a read of the following window, in flight or done
+	used int     // background reads that were used (for tests)
 }
 
 // window is bytes [off, off+n) of file, read into buf; a background read
@@ -196,6 +197,7 @@ func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]
 				return ra.sync(f, file, off, n)
 			}
 			readAheadBufs.Put(old)
+			ra.used++
 		} else {
 			ra.wait()
 			if _, err := ra.sync(f, file, off, n); err != nil {

@@ -120,7 +120,8 @@ func TestReadAhead(t *testing.T) {
 		r    *store.BlobReader
 	}
 	var blobs []*blob
-	for i, size := range []int{27*wire.MaxChunkData/2 + 1000, 3 * wire.MaxChunkData} {
+	// The first spans a few read-ahead windows and ends inside one.
+	for i, size := range []int{5*readAheadSize/2 + 1000, 3 * wire.MaxChunkData} {
 		b := &blob{name: fmt.Sprintf("f%d", i), data: make([]byte, size)}
 		rng.Read(b.data)
 		p := filepath.Join(dir, b.name)
@@ -154,10 +155,13 @@ func TestReadAhead(t *testing.T) {
 	for i := 0; i < chunks; i++ {
 		check(a, i)
 	}
+	if ra.used < 2 {
+		t.Fatalf("reading %d windows in order used %d background reads, want 2", (len(a.data)+readAheadSize-1)/readAheadSize, ra.used)
+	}
 	for i := 0; i < 10; i++ { // a replay from the start
 		check(a, i)
 	}
-	check(a, 11)             // a jump
+	check(a, chunks*3/4)     // a jump
 	for i := 0; i < 3; i++ { // two files in turns
 		check(c, i)
 		check(a, i+3)
