@@ -50,7 +50,7 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 	if n.isClosed() {
 		return key.PublicKey{}, ErrClosed
 	}
-	d := n.ensureDialer(addr)
+	d, created := n.ensureDialer(addr)
 	ch := make(chan dialResult, 1)
 	d.mu.Lock()
 	if !d.peer.IsZero() && n.sessionFor(d.peer) != nil {
@@ -58,7 +58,11 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 		d.mu.Unlock()
 		return p, nil
 	}
-	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: ch})
+	after := d.started
+	if created {
+		after = 0 // its first attempt began because of this Connect
+	}
+	d.waiters = append(d.waiters, dialWaiter{after: after, ch: ch})
 	d.mu.Unlock()
 	select {
 	case d.kick <- struct{}{}: // dial now, not after the backoff
@@ -74,20 +78,22 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 	}
 }
 
-func (n *Node) ensureDialer(addr string) *dialer {
+// ensureDialer returns the dialer of addr, and whether this call made it
+// (and started its dial loop).
+func (n *Node) ensureDialer(addr string) (*dialer, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if d := n.dialers[addr]; d != nil {
-		return d
+		return d, false
 	}
 	d := &dialer{addr: addr, kick: make(chan struct{}, 1)}
 	n.dialers[addr] = d
 	if n.closed {
-		return d
+		return d, false
 	}
 	n.wg.Add(1)
 	go n.dialLoop(d)
-	return d
+	return d, true
 }
 
 // begin counts a dial attempt about to start and returns its number.
@@ -98,15 +104,16 @@ func (d *dialer) begin() uint64 {
 	return d.started
 }
 
-// report hands the result of attempt number attempt to the Connects that
-// asked before it began; the others wait for the next one. A node closing
-// (ErrClosed) answers everyone.
+// report hands the result of attempt number attempt to the Connects
+// waiting: a success or a closing node (ErrClosed) answers everyone, a
+// failure only those that asked before the attempt began (the others wait
+// for the next attempt, which their kick starts at once).
 func (d *dialer) report(attempt uint64, r dialResult) {
 	d.mu.Lock()
 	var ready []dialWaiter
 	keep := d.waiters[:0]
 	for _, w := range d.waiters {
-		if w.after < attempt || errors.Is(r.err, ErrClosed) {
+		if w.after < attempt || r.err == nil || errors.Is(r.err, ErrClosed) {
 			ready = append(ready, w)
 		} else {
 			keep = append(keep, w)

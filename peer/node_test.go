@@ -118,8 +118,8 @@ func TestConnectAfterPeerRestart(t *testing.T) {
 
 // TestDialerReport: a Connect that asked while attempt 1 was under way is
 // not answered by attempt 1's failure but by attempt 2; one that asked
-// before attempt 1 began gets attempt 1's result; a closing node answers
-// everyone.
+// before attempt 1 began gets attempt 1's result; a success, and a closing
+// node, answer everyone.
 func TestDialerReport(t *testing.T) {
 	d := &dialer{addr: "tcp://x", kick: make(chan struct{}, 1)}
 	early := make(chan dialResult, 1)
@@ -145,10 +145,32 @@ func TestDialerReport(t *testing.T) {
 	if r := <-late; r.err != nil || r.peer != k {
 		t.Fatalf("attempt 2: %v %v", r.peer, r.err)
 	}
+	// A success answers also a Connect that asked while it was under way
+	// (no later attempt comes while the session is up).
+	during := make(chan dialResult, 1)
+	n3 := d.begin()
+	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: during})
+	d.report(n3, dialResult{peer: k})
+	if r := <-during; r.err != nil || r.peer != k {
+		t.Fatalf("a success did not answer a Connect that asked during it: %v %v", r.peer, r.err)
+	}
 	last := make(chan dialResult, 1)
 	d.waiters = append(d.waiters, dialWaiter{after: d.started, ch: last})
 	d.report(d.started, dialResult{err: ErrClosed})
 	if r := <-last; !errors.Is(r.err, ErrClosed) {
 		t.Fatalf("closing: %v", r.err)
+	}
+}
+
+// TestConnectNewAddresses: Connects to addresses with no dialer yet. The
+// new dialer's first attempt may begin before the Connect waits for it; it
+// must still answer (a success answers everyone: TestDialerReport checks
+// the rule itself, awpbench's resume step hung on it once).
+func TestConnectNewAddresses(t *testing.T) {
+	a := newTestNode(t, "a")
+	for i := 0; i < 12; i++ {
+		b := newTestNode(t, fmt.Sprintf("b%d", i))
+		connect(t, a, b)
+		b.Close()
 	}
 }
