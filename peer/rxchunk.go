@@ -15,10 +15,11 @@ import (
 // decoded length base64 allows for the longest legal chunk.
 var chunkBufSize = base64.StdEncoding.DecodedLen(base64.StdEncoding.EncodedLen(wire.MaxChunkData))
 
-// chunkBufs holds buffers for received chunk data, reused once the chunk's
-// commit is done (a fresh 512 KiB slice per chunk costs more in clearing,
-// page faults and GC than decoding into it). It keeps as many as the
-// in-flight budget can hold, across collections, until unused for a while.
+// chunkBufs holds buffers for received chunk data, reused once the chunk is
+// written and hashed (see hashJob), or after its commit (a fresh 512 KiB
+// slice per chunk costs more in clearing, page faults and GC than decoding
+// into it). It keeps up to twice what the in-flight budget can hold, across
+// collections, until unused for a while.
 var chunkBufs = bufpool.New(chunkBufSize, 2*maxInflight/chunkBufSize, bufIdle)
 
 // bufIdle is how long unused pooled chunk and line buffers are kept.
