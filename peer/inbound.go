@@ -144,43 +144,38 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 	j := &inJob{s: s, f: f}
 	o := &j.op
 	o.job = j
-	o.size = len(f.Header().Raw())
-	if c, ok := f.(*wire.Chunk); ok {
+	c, isChunk := f.(*wire.Chunk)
+	if isChunk {
 		o.size = len(c.Data)
+	} else {
+		o.size = len(f.Header().Raw())
 	}
 	// Bound the bytes held for the commit loop (backpressure on the reader).
 	// A chunk whose hash is computed ahead gives its share back as soon as
 	// its bytes are written and hashed (the worker returns its buffer then);
-	// anything else when its commit is done.
+	// anything else when its commit is done (inJob.release).
 	n.inflight.acquire(o.size)
-	if c, ok := f.(*wire.Chunk); ok {
+	if isChunk {
 		// Blob bytes go to their file before the commit (on hs, or here);
 		// the commit loop only fsyncs the file before the batch commits.
+		j.data = c.Data
 		file, rec := n.chunkFile(s.peer, c)
 		if file != "" && hs != nil {
-			j.hash = hs.submit(file, c, rec, o.size)
+			j.hash = hs.submit(file, c, rec)
 			o.written, o.hashed = j.hash.written, j.hash.hashed
 		} else if file != "" {
 			if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
 				h := f.Header()
 				n.log.Error("blob write", "peer", s.peer.Short(), "err", err)
 				s.sendErr(wire.CodeInternal, "could not store the chunk", h.ID, h.Th)
-				putChunkBuf(c.Data)
-				n.inflight.release(o.size)
+				j.release()
 				return true
 			}
 		}
 		o.sync = file
-		j.data = c.Data
 	}
 	if err := n.commit.submit(o); err != nil {
-		if j.hash != nil {
-			<-j.hash.written
-			<-j.hash.hashed
-		}
-		if j.hash == nil || !j.hash.released {
-			n.inflight.release(o.size)
-		}
+		j.release()
 		s.close(err)
 		return false
 	}
@@ -212,10 +207,7 @@ func (j *inJob) run(tx *store.Tx) error {
 
 func (j *inJob) finish(err error) {
 	s, n, h := j.s, j.s.n, j.f.Header()
-	if j.hash == nil || !j.hash.released {
-		n.inflight.release(j.size) // else released with the buffer
-	}
-	defer j.releaseData()
+	defer j.release()
 	if err != nil {
 		n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
 		s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
@@ -231,21 +223,21 @@ func (j *inJob) finish(err error) {
 	n.afterInbound(s, h.Th, res)
 }
 
-// releaseData returns a chunk's pooled buffer once nothing uses it.
-func (j *inJob) releaseData() {
-	if j.data == nil {
-		return
-	}
+// release gives back what the line holds: its share of the in-flight
+// budget and a chunk's pooled buffer, once the chunk worker is done with
+// the buffer (at once after a commit, which waited for it), unless the
+// worker gave both back already (see hashJob).
+func (j *inJob) release() {
 	if j.hash != nil {
-		// The worker is done with data (at once: the commit waited for it).
 		<-j.hash.written
 		<-j.hash.hashed
 		if j.hash.released {
-			j.data = nil // back in the pool already
+			j.data = nil
 			return
 		}
 	}
-	putChunkBuf(j.data)
+	j.s.n.inflight.release(j.size)
+	putChunkBuf(j.data) // nil or not a pool buffer: ignored
 	j.data = nil
 }
 

@@ -68,7 +68,7 @@ type hashTail struct {
 // are in the file (err set if that failed), hashed once res is set. When
 // both are done, the write succeeded and the hash was computed, the worker
 // returns data's buffer to the pool and size bytes of the node's in-flight
-// budget, and sets released (before the second channel closes): the commit
+// budget (its length), and sets released (before the second channel closes): the commit
 // then needs only the hash, and reads the bytes back from the file in the
 // rare case the stored state moved (store.DB.ApplyChunkHashed). So the
 // buffers in use are those still being written or hashed, not every chunk
@@ -78,7 +78,6 @@ type hashJob struct {
 	off  int64
 	data []byte
 	end  bool
-	size int
 
 	pending  atomic.Int32 // the writer and the hasher, until each is done
 	released bool
@@ -97,7 +96,7 @@ const maxHashTails = 64
 
 // submit queues c to be written to file and hashed; rec is the blob record
 // the reader read (nil: none yet). Only the reader goroutine calls it.
-func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob, size int) *hashJob {
+func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJob {
 	if h.writes == nil {
 		h.writes = make(chan *hashJob, 64)
 		h.hashes = make(chan *hashJob, 64)
@@ -107,7 +106,7 @@ func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob, size i
 		}
 		h.wg.Go(h.hashLoop)
 	}
-	j := &hashJob{file: file, off: c.Off, data: c.Data, end: c.End, size: size,
+	j := &hashJob{file: file, off: c.Off, data: c.Data, end: c.End,
 		written: make(chan struct{}), hashed: make(chan struct{})}
 	j.pending.Store(2)
 	switch {
@@ -196,10 +195,10 @@ func (h *chunkWorker) done(j *hashJob) {
 		return
 	}
 	if j.err == nil && j.res.After != nil {
+		h.n.inflight.release(len(j.data))
 		putChunkBuf(j.data)
 		j.data = nil
 		j.released = true
-		h.n.inflight.release(j.size)
 	}
 }
 

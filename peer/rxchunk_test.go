@@ -60,7 +60,7 @@ func TestChunkWorkerWrites(t *testing.T) {
 		data := getChunkBuf()[:end-off]
 		copy(data, src[off:end])
 		a.inflight.acquire(len(data))
-		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil, len(data))
+		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil)
 		jobs = append(jobs, j)
 	}
 	h.stop()
@@ -85,7 +85,7 @@ func TestChunkWorkerWrites(t *testing.T) {
 				t.Fatalf("chunk %d: released but still holds its buffer", i)
 			}
 		default:
-			held += j.size
+			held += len(j.data)
 		}
 	}
 	if released == 0 {
