@@ -19,7 +19,6 @@ type dialer struct {
 
 	mu      sync.Mutex // guards the fields below
 	peer    key.PublicKey
-	lastErr error
 	started uint64 // dial attempts begun so far
 	waiters []dialWaiter
 }
@@ -123,7 +122,6 @@ func (d *dialer) report(attempt uint64, r dialResult) {
 	if r.err == nil {
 		d.peer = r.peer
 	}
-	d.lastErr = r.err
 	d.mu.Unlock()
 	for _, w := range ready {
 		w.ch <- r

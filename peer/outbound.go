@@ -186,17 +186,7 @@ func (w *window) has(file string, off int64, n int) bool {
 // get returns n bytes of file (read through f) at off.
 func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]byte, error) {
 	if !ra.cur.has(file, off, n) {
-		if nx := ra.next; nx != nil && nx.file == file && nx.off == off {
-			<-nx.done
-			ra.next = nil
-			old := ra.cur.buf
-			ra.cur = *nx
-			if nx.err != nil || nx.n < n {
-				ra.cur.file = ""
-				readAheadBufs.Put(old)
-				return ra.sync(f, file, off, n)
-			}
-			readAheadBufs.Put(old)
+		if nx := ra.next; nx != nil && nx.file == file && nx.off == off && ra.take(nx, n) {
 			ra.used++
 		} else {
 			ra.wait()
@@ -208,6 +198,21 @@ func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]
 	}
 	i := int(off - ra.cur.off)
 	return ra.cur.buf[i : i+n], nil
+}
+
+// take waits for the background read nx and makes it the current window
+// if it holds the n bytes wanted; else its buffer is only kept for the
+// read that follows.
+func (ra *readAhead) take(nx *window, n int) bool {
+	<-nx.done
+	ra.next = nil
+	readAheadBufs.Put(ra.cur.buf)
+	ra.cur = *nx
+	if nx.err != nil || nx.n < n {
+		ra.cur.file = ""
+		return false
+	}
+	return true
 }
 
 // sync reads the window at off in the foreground.
