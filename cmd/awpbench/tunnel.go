@@ -157,17 +157,12 @@ func (b *bench) pair(tag, mode string, bd binding, sendArgs ...string) (recv, se
 	return recv, send, nil
 }
 
-// raw2Run is the raw stream over a binding between two child processes.
-type raw2Run struct {
-	mbs float64 // MB/s of the timed part
-	cpu float64 // CPU seconds of both children over it (the sender's from "go" to its stop)
-}
-
 // runRaw2 streams size bytes (after rawWarmup) over bd from a sender child
 // to a receiver child: the parent's raw measurement with the ends in two
-// processes, as the AWP nodes are.
-func (b *bench) runRaw2(tag string, size int64, bd binding) (raw2Run, error) {
-	var rr raw2Run
+// processes, as the AWP nodes are. Its CPU is both children's over the
+// timed part (the sender's from "go" to its stop).
+func (b *bench) runRaw2(tag string, size int64, bd binding) (streamRate, error) {
+	var rr streamRate
 	sz := strconv.FormatInt(size, 10)
 	bd.recv = append(append([]string(nil), bd.recv...), "--raw-bytes", sz)
 	recv, send, err := b.pair(tag, "raw", bd, "--raw-bytes", sz)
@@ -267,21 +262,22 @@ func (b *bench) wgFig() error {
 	if err := b.tunnelTCP(); err != nil {
 		return fmt.Errorf("tcp baseline: %w", err)
 	}
-	rr, err := wgRawMBPerSec(int64(o.tunnelRawMiB) << 20)
+	rawSize := int64(o.tunnelRawMiB) << 20
+	rawMB := float64(rawSize) / 1e6
+	rr, err := wgRawMBPerSec(rawSize)
 	if err != nil {
 		return fmt.Errorf("raw wg: %w", err)
 	}
 	raw := rr.mbs
 	b.printf("limit: %.0f MB/s raw TCP through the WireGuard tunnel (two transport Managers, wireguard-go + netstack, UDP on 127.0.0.1, %d MiB, one process; CPU %.2f cores)",
-		raw, o.tunnelRawMiB, rr.cpu*raw/(float64(int64(o.tunnelRawMiB)<<20)/1e6))
+		raw, o.tunnelRawMiB, rr.cpu*raw/rawMB)
 	bd := binding{name: "wg", recv: []string{"--listen", "wg://127.0.0.1:0"}, trust: true}
-	rawSize := int64(o.tunnelRawMiB) << 20
 	r2, err := b.runRaw2("wg-raw2", rawSize, bd)
 	if err != nil {
 		return fmt.Errorf("raw wg, two processes: %w", err)
 	}
 	b.printf("   the same raw stream between two processes (as the nodes are): %.0f MB/s (CPU %.1f ms per MB, in one process %.1f)",
-		r2.mbs, r2.cpu*1000/(float64(rawSize)/1e6), rr.cpu*1000/(float64(rawSize)/1e6))
+		r2.mbs, r2.cpu*1000/rawMB, rr.cpu*1000/rawMB)
 	m, br, err := b.tunnelWorkloads("wg", bd)
 	if err != nil {
 		return err
@@ -294,7 +290,6 @@ func (b *bench) wgFig() error {
 	r.WGRaw2ProcMBs = round(r2.mbs, 1)
 	r.WGBlobRatio2Proc = round(r.WGBlobMBs/r.WGRaw2ProcMBs, 4)
 	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
-	rawMB := float64(int64(o.tunnelRawMiB)<<20) / 1e6
 	r.WGRawCPUmsPerMB = round(rr.cpu*1000/rawMB, 2)
 	r.WGBlobCPUmsPerMB = round((br.sendCPU+br.recvCPU)*1000/(float64(br.size)/1e6), 2)
 	r.RSSWGSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
