@@ -126,8 +126,27 @@ func run(args []string) int {
 			fallback: func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) },
 		})
 	}
+	// shutdown closes what boot started; once, from the main goroutine
+	// after the Fyne loop, or from the app's watchdog when that loop does
+	// not return after a quit (app.Options.Stuck).
+	var (
+		shutOnce sync.Once
+		shutCode int
+	)
+	shutdown := func() int {
+		shutOnce.Do(func() {
+			if inst != nil {
+				inst.Close()
+			}
+			if err := rt.close(); err != nil {
+				log.Error("shutdown", "err", err)
+				shutCode = 1
+			}
+		})
+		return shutCode
+	}
 	exe, _ := os.Executable()
-	ui = app.New(fa, app.Options{
+	ui, err = newUI(fa, app.Options{
 		DataDir:  dir,
 		FileKey:  mode == keystore.ModeFile,
 		Listen:   listen,
@@ -135,7 +154,16 @@ func run(args []string) int {
 		Logger:   log.With("component", "app"),
 		Exec:     exe,
 		ExecArgs: autostartArgs(*data, dir, *keyring, listen),
+		Stuck:    func() { os.Exit(shutdown()) },
 	})
+	if err != nil {
+		if inst != nil {
+			inst.Close()
+		}
+		fmt.Fprintf(os.Stderr, "awp-tray: cannot open the display %s: %v\n", displayName(), err)
+		fmt.Fprintln(os.Stderr, "awp-tray: is the X server (or Wayland compositor) running and reachable? For a headless peer use `awp run`")
+		return 1
+	}
 	if inst != nil {
 		go func() {
 			if err := inst.Serve(ui.ShowMainAsync); err != nil {
@@ -144,15 +172,28 @@ func run(args []string) int {
 		}()
 	}
 	ui.Run()
+	return shutdown()
+}
 
-	if inst != nil {
-		inst.Close()
+// newUI builds the app's windows. Fyne's first window initialises GLFW,
+// which panics when the display cannot be opened (a wrong DISPLAY, an X
+// server that went away); that becomes an error here so the user gets one
+// line saying what is wrong instead of a goroutine dump.
+func newUI(fa fyne.App, o app.Options) (ui *app.App, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return app.New(fa, o), nil
+}
+
+// displayName is the display the app tries to open, for messages.
+func displayName() string {
+	if d := os.Getenv("WAYLAND_DISPLAY"); d != "" {
+		return "wayland:" + d
 	}
-	if err := rt.close(); err != nil {
-		log.Error("shutdown", "err", err)
-		return 1
-	}
-	return 0
+	return os.Getenv("DISPLAY")
 }
 
 // dataDir resolves --data like `awp`: the flag, else $AWP_DATA, else the

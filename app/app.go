@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -47,6 +50,15 @@ type Options struct {
 	// Tray overrides the tray the app drives (tests); nil means the
 	// fyne.App's desktop.App when DetectTray says a host exists.
 	Tray desktop.App
+	// Stuck is called, from another goroutine, when the Fyne loop has not
+	// returned QuitTimeout after a quit was asked for (the Quit item, the
+	// main window closed without a tray, SIGTERM or SIGINT). Fyne 2.7.1
+	// can lose its own stop hook in a race at shutdown and then waits for
+	// it forever (see docs/app.md "Quitting"); Stuck should shut the
+	// node down and exit the process. Nil: wait for the loop.
+	Stuck func()
+	// QuitTimeout is how long the loop gets to return; 0 means 5s.
+	QuitTimeout time.Duration
 }
 
 // App is the tray app's UI. Build it with New; call Run once.
@@ -76,6 +88,9 @@ type App struct {
 	pausedFlag atomic.Bool               // a.paused, for other goroutines
 	focused    atomic.Pointer[threadKey] // the thread window shown last, if open
 
+	quitting chan struct{} // closed once a quit was asked for
+	quitOnce sync.Once
+
 	mu sync.Mutex
 	// mu guards:
 	notifier Notifier
@@ -104,8 +119,12 @@ func New(fa fyne.App, o Options) *App {
 	if o.BootTimeout <= 0 {
 		o.BootTimeout = 30 * time.Second
 	}
+	if o.QuitTimeout <= 0 {
+		o.QuitTimeout = 5 * time.Second
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	a := &App{fa: fa, opt: o, log: o.Logger, ctx: ctx, stop: stop, threads: map[threadKey]*threadWindow{}}
+	a := &App{fa: fa, opt: o, log: o.Logger, ctx: ctx, stop: stop,
+		threads: map[threadKey]*threadWindow{}, quitting: make(chan struct{})}
 	if fa.Icon() == nil {
 		fa.SetIcon(assets.Icon)
 	}
@@ -163,8 +182,51 @@ func (a *App) SetupTray() bool {
 func (a *App) Run() {
 	a.SetupTray()
 	a.Boot()
+	ran := make(chan struct{})
+	// Fyne quits on SIGTERM and SIGINT itself, but registers for them
+	// only once its loop goroutine runs; quitting here too (Quit is
+	// idempotent) covers a signal that comes first, and tells the
+	// watchdog below to start counting.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case s := <-sig:
+			a.log.Info("quitting", "signal", s.String())
+			a.markQuitting()
+			fyne.Do(a.fa.Quit)
+		case <-ran:
+		}
+	}()
+	go a.quitWatchdog(ran)
 	a.fa.Run()
+	close(ran)
+	signal.Stop(sig)
 	a.Close()
+}
+
+// markQuitting records that a quit was asked for.
+func (a *App) markQuitting() { a.quitOnce.Do(func() { close(a.quitting) }) }
+
+// quitWatchdog calls Options.Stuck when the Fyne loop has not returned
+// QuitTimeout after a quit was asked for.
+func (a *App) quitWatchdog(ran <-chan struct{}) {
+	select {
+	case <-a.quitting:
+	case <-ran:
+		return
+	}
+	t := time.NewTimer(a.opt.QuitTimeout)
+	defer t.Stop()
+	select {
+	case <-ran:
+	case <-t.C:
+		a.log.Warn("the UI loop did not stop after quit; shutting down without it (a known Fyne 2.7.1 race)",
+			"waited", a.opt.QuitTimeout.String())
+		if a.opt.Stuck != nil {
+			a.opt.Stuck()
+		}
+	}
 }
 
 // HasTray reports whether the app lives in a system tray.
@@ -313,7 +375,10 @@ func (a *App) ShowMainAsync() { fyne.Do(a.ShowMain) }
 func (a *App) Backend() Backend { return a.backend() }
 
 // Quit ends the Fyne loop.
-func (a *App) Quit() { a.fa.Quit() }
+func (a *App) Quit() {
+	a.markQuitting()
+	a.fa.Quit()
+}
 
 // Close unsubscribes from the node and waits for background work. It
 // does not close the node (main owns it). Safe to call twice.

@@ -40,7 +40,7 @@ func TestStartupAndIdle(t *testing.T) {
 		t.Fatalf("the tray never registered: %v", err)
 	}
 	t.Logf("BENCH start-to-tray-registered: %v", time.Since(start).Round(time.Millisecond))
-	if err := until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("BENCH start-to-node-ready: %v", time.Since(start).Round(time.Millisecond))

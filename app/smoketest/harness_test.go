@@ -101,7 +101,10 @@ func startXvfb(t *testing.T) string {
 		}
 		display := fmt.Sprintf(":%d", n)
 		xlog := &syncBuffer{}
-		cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		// -noreset: by default the server resets when its last client
+		// leaves (the probe below, a tray that quit), and a client that
+		// connects during the reset is refused ("Failed to open display").
+		cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 		cmd.Stdout, cmd.Stderr = xlog, xlog
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -211,8 +214,15 @@ func startTray(t *testing.T, bin string, env []string, args ...string) *tray {
 		select {
 		case <-tr.done:
 		default:
-			tr.cmd.Process.Kill()
-			<-tr.done
+			// SIGQUIT first: a Go program prints every goroutine's stack,
+			// which says where a hang is.
+			tr.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-tr.done:
+			case <-time.After(5 * time.Second):
+				tr.cmd.Process.Kill()
+				<-tr.done
+			}
 		}
 		if t.Failed() {
 			t.Logf("awp-tray output:\n%s", tr.out.String())
@@ -231,8 +241,20 @@ func (tr *tray) wait(ctx context.Context) error {
 	}
 }
 
+// until is the package's until that gives up at once when the tray
+// process has exited, saying how it ended.
+func (tr *tray) until(ctx context.Context, what string, cond func() bool) error {
+	return poll(ctx, tr.done, what, cond)
+}
+
 // until polls cond (every 200ms) until it holds or ctx ends.
 func until(ctx context.Context, what string, cond func() bool) error {
+	return poll(ctx, nil, what, cond)
+}
+
+// poll polls cond (every 200ms) until it holds, ctx ends or exited
+// closes (the process it waits on is gone).
+func poll(ctx context.Context, exited <-chan struct{}, what string, cond func() bool) error {
 	for {
 		if cond() {
 			return nil
@@ -240,6 +262,11 @@ func until(ctx context.Context, what string, cond func() bool) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-exited:
+			if cond() {
+				return nil
+			}
+			return fmt.Errorf("waiting for %s: the process exited", what)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

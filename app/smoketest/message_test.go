@@ -35,7 +35,7 @@ func TestMessageShown(t *testing.T) {
 	conn := w.Conn()
 	mp := menuPath(conn, item)
 	var items []menuItem
-	if err := until(ctx, "the node running", func() bool {
+	if err := tr.until(ctx, "the node running", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		return err == nil && len(items) > 0 && strings.HasPrefix(items[0].Label, "AWP: offline")
 	}); err != nil {
@@ -59,7 +59,7 @@ func TestMessageShown(t *testing.T) {
 	_ = run
 	const subject, text = "Smoke hello", "hello from a headless awp peer"
 	var sent struct{ ID, Th string }
-	if err := until(ctx, "awp send", func() bool {
+	if err := run.until(ctx, "awp send", func() bool {
 		out, err := exec.CommandContext(ctx, awpBin, "send", "--data", peerData, "--to", status.Key,
 			"--subject", subject, "--text", text).Output()
 		return err == nil && json.Unmarshal(out, &sent) == nil && sent.ID != ""
@@ -68,7 +68,7 @@ func TestMessageShown(t *testing.T) {
 	}
 	t.Logf("sent %s in %s", sent.ID, sent.Th)
 
-	if err := until(ctx, "the unread msg in the tray menu", func() bool {
+	if err := tr.until(ctx, "the unread msg in the tray menu", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		threads, ok := find(items, "Threads")
 		return err == nil && ok && threads.Label == "Threads (1 unread)"
@@ -79,7 +79,7 @@ func TestMessageShown(t *testing.T) {
 	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(ctx, t, display, "tray-threads-unread.png")
@@ -87,7 +87,7 @@ func TestMessageShown(t *testing.T) {
 	// Click the first row of the threads list (below status, actions and
 	// filter: y≈145 in the window) until the thread window is up.
 	title := "AWP: " + subject
-	if err := until(ctx, "the thread window", func() bool {
+	if err := tr.until(ctx, "the thread window", func() bool {
 		if visibleWindow(display, title) {
 			return true
 		}
@@ -99,7 +99,7 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
-	if err := until(ctx, "the thread view to show the msg", func() bool {
+	if err := tr.until(ctx, "the thread view to show the msg", func() bool {
 		for _, l := range strings.Split(tr.out.String(), "\n") {
 			if strings.Contains(l, `msg="thread view loaded"`) && strings.Contains(l, " th="+sent.Th+" ") && strings.Contains(l, " last_id="+sent.ID) {
 				return true

@@ -4,6 +4,9 @@ package smoketest
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -33,7 +36,7 @@ func TestTrayMenu(t *testing.T) {
 
 	// Wait for the node to boot: the status line leaves "starting…".
 	var items []menuItem
-	err = until(ctx, "the status line to show the node running", func() bool {
+	err = tr.until(ctx, "the status line to show the node running", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		if err != nil || len(items) == 0 {
 			return false
@@ -59,7 +62,7 @@ func TestTrayMenu(t *testing.T) {
 	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := until(ctx, "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.until(ctx, "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(ctx, t, display, "tray-threads.png")
@@ -111,10 +114,10 @@ func TestNoTrayHost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := deadline(t)
 			tr := startTray(t, trayBin, env(t, display, tc.bus), "--data", filepath.Join(t.TempDir(), "data"))
-			if err := until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+			if err := tr.until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
 				t.Fatal(err)
 			}
-			if err := until(ctx, "the reason in the log", func() bool { return strings.Contains(tr.out.String(), tc.reason) }); err != nil {
+			if err := tr.until(ctx, "the reason in the log", func() bool { return strings.Contains(tr.out.String(), tc.reason) }); err != nil {
 				t.Error(err)
 			}
 			screenshot(ctx, t, display, "no-tray-"+strings.ReplaceAll(tc.name, " ", "-")+".png")
@@ -124,9 +127,40 @@ func TestNoTrayHost(t *testing.T) {
 			if err := tr.wait(ctx); err != nil {
 				t.Errorf("exit after SIGTERM: %v", err)
 			}
+			if strings.Contains(tr.out.String(), "the UI loop did not stop") {
+				t.Log("Fyne's loop hung at shutdown; the app's watchdog shut it down (docs/app.md, Quitting)")
+			}
 			if strings.Contains(tr.out.String(), "panic:") {
 				t.Errorf("panic in the output:\n%s", tr.out.String())
 			}
 		})
+	}
+}
+
+// TestDisplayUnreachable runs the app against a display no X server
+// serves: it must exit 1 with one line saying which display it could not
+// open, not GLFW's panic.
+func TestDisplayUnreachable(t *testing.T) {
+	trayBin, _ := binaries(t)
+	ctx := deadline(t)
+	n := 300 + os.Getpid()%100
+	for ; n < 1000; n++ { // a display number with no server
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); os.IsNotExist(err) {
+			break
+		}
+	}
+	display := fmt.Sprintf(":%d", n)
+	tr := startTray(t, trayBin, env(t, display, ""), "--data", filepath.Join(t.TempDir(), "data"))
+	err := tr.wait(ctx)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1\n%s", err, tr.out.String())
+	}
+	out := tr.out.String()
+	if want := "awp-tray: cannot open the display " + display; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
+		t.Errorf("a panic in the output:\n%s", out)
 	}
 }

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/awp-tray/awp-tray/app/trayhost"
+)
+
+// loopApp is a fyne.App whose Run blocks until Quit, like the real
+// driver's loop; with hang set, Run never returns even after Quit, as
+// Fyne 2.7.1's does when it loses its stop hook at shutdown.
+type loopApp struct {
+	fyne.App
+	hang     bool
+	quitOnce sync.Once
+	quit     chan struct{}
+}
+
+func (l *loopApp) Run() {
+	<-l.quit
+	if l.hang {
+		select {}
+	}
+}
+
+func (l *loopApp) Quit() { l.quitOnce.Do(func() { close(l.quit) }) }
+
+// runApp runs an App on a loopApp and returns it with a channel that
+// closes when Run returns and one that receives each Stuck call.
+func runApp(t *testing.T, hang bool) (*App, <-chan struct{}, <-chan struct{}) {
+	t.Helper()
+	fa := &loopApp{App: test.NewTempApp(t), hang: hang, quit: make(chan struct{})}
+	stuck := make(chan struct{}, 1)
+	a := New(fa, Options{DataDir: t.TempDir(), Tray: &fakeTray{}, AutostartDir: t.TempDir(),
+		DetectTray:  func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} },
+		QuitTimeout: 200 * time.Millisecond,
+		Stuck:       func() { stuck <- struct{}{} },
+	})
+	ran := make(chan struct{})
+	go func() { a.Run(); close(ran) }()
+	t.Cleanup(func() {
+		fa.Quit()
+		a.Close()
+	})
+	return a, ran, stuck
+}
+
+// TestQuitWatchdog: when the Fyne loop does not return after Quit, Stuck
+// is called (main shuts the node down and exits there); when it does,
+// Stuck is not called, and nothing is called without a quit.
+func TestQuitWatchdog(t *testing.T) {
+	t.Run("loop hangs after quit", func(t *testing.T) {
+		a, ran, stuck := runApp(t, true)
+		select {
+		case <-stuck:
+			t.Fatal("Stuck called before any quit")
+		case <-time.After(400 * time.Millisecond):
+		}
+		a.Quit()
+		select {
+		case <-stuck:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Stuck not called although the loop never returned")
+		}
+		select {
+		case <-ran:
+			t.Fatal("Run returned from a loop that hangs")
+		default:
+		}
+	})
+	t.Run("loop returns", func(t *testing.T) {
+		a, ran, stuck := runApp(t, false)
+		a.Quit()
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return after Quit")
+		}
+		select {
+		case <-stuck:
+			t.Fatal("Stuck called although the loop returned")
+		case <-time.After(400 * time.Millisecond):
+		}
+	})
+}
