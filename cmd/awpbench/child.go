@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,7 @@ func childMain(args []string) int {
 	workers := fs.Int("workers", 128, "sender: goroutines calling Send")
 	blob := fs.String("blob", "", "sender: file to send as a blob")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
+	traceFile := fs.String("trace", "", "write an execution trace of this child")
 	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
 	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
 	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
@@ -96,6 +98,20 @@ func childMain(args []string) int {
 		}
 		defer func() {
 			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			emit(childMsg{Event: "error", Err: err.Error()})
+			return 1
+		}
+		defer func() {
+			trace.Stop()
 			f.Close()
 		}()
 	}

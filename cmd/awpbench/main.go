@@ -59,7 +59,7 @@ type options struct {
 	fsyncDur                                                               time.Duration
 	timeout                                                                time.Duration
 	only                                                                   map[string]bool
-	dir, cpuprofile                                                        string
+	dir, cpuprofile, trace                                                 string
 	quick, nosync                                                          bool
 }
 
@@ -163,6 +163,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
+	fs.StringVar(&o.trace, "trace", "", "directory for execution traces of the children (PHASE-ROLE.trace)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -285,9 +286,11 @@ func (b *bench) run() error {
 	if b.o.nosync {
 		b.printf("WARNING: -nosync: the nodes do not fsync; these figures are not durable and do not count against the goals")
 	}
-	if b.o.cpuprofile != "" {
-		if err := os.MkdirAll(b.o.cpuprofile, 0o755); err != nil {
-			return err
+	for _, d := range []string{b.o.cpuprofile, b.o.trace} {
+		if d != "" {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
 		}
 	}
 	if b.o.only["msgs"] || b.o.only["resume"] {
@@ -349,6 +352,9 @@ func (b *bench) taggedChild(tag, phase, role string, args ...string) (*proc, err
 	}
 	if b.o.cpuprofile != "" {
 		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, tag+"-"+role+".pprof"))
+	}
+	if b.o.trace != "" {
+		args = append(args, "--trace", filepath.Join(b.o.trace, tag+"-"+role+".trace"))
 	}
 	p, err := startChild(b.self, tag+" "+role, args...)
 	if err != nil {
