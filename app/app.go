@@ -194,6 +194,9 @@ func (a *App) Run() {
 		case s := <-sig:
 			a.log.Info("quitting", "signal", s.String())
 			a.markQuitting()
+			// Fyne closes its queue at the end of its loop; a signal that
+			// comes just then would send on the closed queue and panic.
+			defer func() { _ = recover() }()
 			fyne.Do(a.fa.Quit)
 		case <-ran:
 		}
