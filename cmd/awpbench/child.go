@@ -87,33 +87,23 @@ func childMain(args []string) int {
 		defer outMu.Unlock()
 		_ = out.Encode(m)
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
+	for _, rec := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{
+		{*cpuprofile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{*traceFile, trace.Start, trace.Stop},
+	} {
+		if rec.path == "" {
+			continue
 		}
+		stop, err := record(rec.path, rec.start, rec.stop)
 		if err != nil {
 			emit(childMsg{Event: "error", Err: err.Error()})
 			return 1
 		}
-		defer func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}()
-	}
-	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			emit(childMsg{Event: "error", Err: err.Error()})
-			return 1
-		}
-		defer func() {
-			trace.Stop()
-			f.Close()
-		}()
+		defer stop()
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
 		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin),
@@ -470,4 +460,21 @@ func (c *child) runRaw(k key.PrivateKey) error {
 	}
 	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB()})
 	return nil
+}
+
+// record starts a profile or trace into a new file at path; the function
+// it returns stops it and closes the file.
+func record(path string, start func(io.Writer) error, stop func()) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		stop()
+		f.Close()
+	}, nil
 }
