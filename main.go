@@ -157,9 +157,7 @@ func run(args []string) int {
 		Stuck:    func() { os.Exit(shutdown()) },
 	})
 	if err != nil {
-		if inst != nil {
-			inst.Close()
-		}
+		shutdown()
 		fmt.Fprintf(os.Stderr, "awp-tray: cannot open the display %s: %v\n", displayName(), err)
 		fmt.Fprintln(os.Stderr, "awp-tray: is the X server (or Wayland compositor) running and reachable? For a headless peer use `awp run`")
 		return 1
@@ -178,10 +176,14 @@ func run(args []string) int {
 // newUI builds the app's windows. Fyne's first window initialises GLFW,
 // which panics when the display cannot be opened (a wrong DISPLAY, an X
 // server that went away); that becomes an error here so the user gets one
-// line saying what is wrong instead of a goroutine dump.
+// line saying what is wrong instead of a goroutine dump. Any other panic
+// is a bug and stays one.
 func newUI(fa fyne.App, o app.Options) (ui *app.App, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if !strings.Contains(fmt.Sprint(r), "GLFW") {
+				panic(r)
+			}
 			err = fmt.Errorf("%v", r)
 		}
 	}()

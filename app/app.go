@@ -183,25 +183,9 @@ func (a *App) Run() {
 	a.SetupTray()
 	a.Boot()
 	ran := make(chan struct{})
-	// Fyne quits on SIGTERM and SIGINT itself, but registers for them
-	// only once its loop goroutine runs; quitting here too (Quit is
-	// idempotent) covers a signal that comes first, and tells the
-	// watchdog below to start counting.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		select {
-		case s := <-sig:
-			a.log.Info("quitting", "signal", s.String())
-			a.markQuitting()
-			// Fyne closes its queue at the end of its loop; a signal that
-			// comes just then would send on the closed queue and panic.
-			defer func() { _ = recover() }()
-			fyne.Do(a.fa.Quit)
-		case <-ran:
-		}
-	}()
-	go a.quitWatchdog(ran)
+	go a.quitWatchdog(ran, sig)
 	a.fa.Run()
 	close(ran)
 	signal.Stop(sig)
@@ -211,10 +195,15 @@ func (a *App) Run() {
 // markQuitting records that a quit was asked for.
 func (a *App) markQuitting() { a.quitOnce.Do(func() { close(a.quitting) }) }
 
-// quitWatchdog calls Options.Stuck when the Fyne loop has not returned
-// QuitTimeout after a quit was asked for.
-func (a *App) quitWatchdog(ran <-chan struct{}) {
+// quitWatchdog waits for a quit (Quit, or SIGTERM/SIGINT on sig) and calls
+// Options.Stuck when the Fyne loop has not returned QuitTimeout later.
+// Fyne quits on those signals itself, but registers for them only once its
+// loop goroutine runs, so a signal also calls its Quit here (idempotent).
+func (a *App) quitWatchdog(ran <-chan struct{}, sig <-chan os.Signal) {
 	select {
+	case s := <-sig:
+		a.log.Info("quitting", "signal", s.String())
+		fyneQuit(a.fa)
 	case <-a.quitting:
 	case <-ran:
 		return
@@ -230,6 +219,14 @@ func (a *App) quitWatchdog(ran <-chan struct{}) {
 			a.opt.Stuck()
 		}
 	}
+}
+
+// fyneQuit asks the Fyne loop to quit from another goroutine. Fyne closes
+// its queue at the end of its loop; a call that comes just then would send
+// on the closed queue and panic.
+func fyneQuit(fa fyne.App) {
+	defer func() { _ = recover() }()
+	fyne.Do(fa.Quit)
 }
 
 // HasTray reports whether the app lives in a system tray.

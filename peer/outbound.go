@@ -190,7 +190,7 @@ func (ra *readAhead) get(f *store.BlobReader, file string, off int64, n int) ([]
 			ra.used++
 		} else {
 			ra.wait()
-			if _, err := ra.sync(f, file, off, n); err != nil {
+			if err := ra.sync(f, file, off, n); err != nil {
 				return nil, err
 			}
 		}
@@ -216,17 +216,17 @@ func (ra *readAhead) take(nx *window, n int) bool {
 }
 
 // sync reads the window at off in the foreground.
-func (ra *readAhead) sync(f *store.BlobReader, file string, off int64, n int) ([]byte, error) {
+func (ra *readAhead) sync(f *store.BlobReader, file string, off int64, n int) error {
 	if ra.cur.buf == nil {
 		ra.cur.buf = readAheadBufs.Get()
 	}
 	ra.cur.file = ""
 	m, err := f.ReadAt(ra.cur.buf, off, n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ra.cur.file, ra.cur.f, ra.cur.off, ra.cur.n = file, f, off, m
-	return ra.cur.buf[:n], nil
+	return nil
 }
 
 // prefetch starts reading the window after the current one, unless the
