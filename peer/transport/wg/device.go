@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.zx2c4.com/wireguard/conn"
 	"golang.zx2c4.com/wireguard/device"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -85,7 +84,7 @@ func New(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("wg: new device: %w", err)
 	}
 	d.tnet = tnet
-	d.dev = device.NewDevice(tnet, conn.NewStdNetBind(), deviceLogger(log))
+	d.dev = device.NewDevice(tnet, newBind(), deviceLogger(log))
 	sk := PrivateKey(cfg.Key)
 	if err := d.dev.IpcSet(fmt.Sprintf("private_key=%x\nlisten_port=%d\n", sk[:], cfg.Port)); err != nil {
 		d.dev.Close()
