@@ -126,6 +126,7 @@ type results struct {
 	WGBlobRatio        float64 `json:"wg_blob_ratio,omitempty"`         // wg_blob_mb_s / wg_raw_mb_s
 	WGRaw2ProcMBs      float64 `json:"wg_raw_2proc_mb_s,omitempty"`     // the raw stream between two child processes
 	WGBlobRatio2Proc   float64 `json:"wg_blob_ratio_2proc,omitempty"`   // wg_blob_mb_s / wg_raw_2proc_mb_s
+	WGBlobRatioCeiling float64 `json:"wg_blob_ratio_ceiling,omitempty"` // 0.75 * wg_raw_2proc_mb_s / wg_raw_mb_s: wg_blob_ratio if AWP cost nothing but base64's bytes
 	WGConnectMS        float64 `json:"wg_connect_ms,omitempty"`         // sender's Connect in the msgs run
 	WGRawCPUmsPerMB    float64 `json:"wg_raw_cpu_ms_per_mb,omitempty"`  // CPU ms (the parent's, both devices) per MB of raw
 	WGBlobCPUmsPerMB   float64 `json:"wg_blob_cpu_ms_per_mb,omitempty"` // CPU ms (both children) per MB of blob

@@ -256,6 +256,11 @@ func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, erro
 // of raw TCP through the same tunnel.
 const goalWGBlobRatio = 0.70
 
+// base64Payload is the share of a chunk line that is the blob's own bytes:
+// its data is base64 (3 bytes in 4), the rest of the line (~150 bytes in
+// ~700 KB) left out.
+const base64Payload = 0.75
+
 // wgFig is figure 6: the WireGuard binding.
 func (b *bench) wgFig() error {
 	o, r := b.o, &b.res
@@ -289,6 +294,7 @@ func (b *bench) wgFig() error {
 	r.WGBlobRatio = round(r.WGBlobMBs/r.WGRawMBs, 4)
 	r.WGRaw2ProcMBs = round(r2.mbs, 1)
 	r.WGBlobRatio2Proc = round(r.WGBlobMBs/r.WGRaw2ProcMBs, 4)
+	r.WGBlobRatioCeiling = round(base64Payload*r.WGRaw2ProcMBs/r.WGRawMBs, 4)
 	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
 	r.WGRawCPUmsPerMB = round(rr.cpu*1000/rawMB, 2)
 	r.WGBlobCPUmsPerMB = round((br.sendCPU+br.recvCPU)*1000/(float64(br.size)/1e6), 2)
@@ -299,6 +305,8 @@ func (b *bench) wgFig() error {
 		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, raw, r.WGBlobRatio,
 		goalWGBlobRatio, verdict(r.WGBlobRatio >= goalWGBlobRatio))
 	b.printf("   blob / raw between two processes: %.4f", r.WGBlobRatio2Proc)
+	b.printf("   ceiling of the ratio: chunk data is base64 (SPEC §3, §9), so the tunnel carries 4/3 of the blob's bytes, between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
+		base64Payload, r.WGRaw2ProcMBs, r.WGRawMBs, r.WGBlobRatioCeiling, 100*r.WGBlobRatio/r.WGBlobRatioCeiling)
 	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",
 		r.WGRawCPUmsPerMB, r.WGBlobCPUmsPerMB, br.sendCPU, br.recvCPU, br.total, br.cpuCores())
 	b.printf("   RSS (VmHWM) wg sender %.1f MiB, receiver %.1f MiB", r.RSSWGSenderMB, r.RSSWGReceiverMB)
