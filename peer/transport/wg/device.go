@@ -47,6 +47,7 @@ type Device struct {
 	log       *slog.Logger
 	dev       *device.Device
 	tnet      *netTun
+	links     *linkWatch // nil where the system has no link events
 
 	mu sync.Mutex
 	// mu guards:
@@ -94,8 +95,22 @@ func New(cfg Config) (*Device, error) {
 		d.dev.Close()
 		return nil, fmt.Errorf("wg: new device: up: %w", err)
 	}
+	if d.links, err = startLinkWatch(d.networkChanged); err != nil {
+		log.Debug("wg: not watching for network changes", "err", err)
+	}
 	log.Debug("wg device up", "addr", d.addr, "port", d.Port())
 	return d, nil
+}
+
+// networkChanged has wireguard-go reopen its UDP sockets on the same port
+// and forget the local address each peer was last reached on (see
+// linkwatch.go).
+func (d *Device) networkChanged() {
+	if err := d.dev.BindUpdate(); err != nil {
+		d.log.Warn("wg: network changed; reopening the UDP sockets failed", "port", d.Port(), "err", err)
+		return
+	}
+	d.log.Info("wg: network changed; UDP sockets reopened, peers' source addresses cleared", "port", d.Port())
 }
 
 // deviceLogger adapts slog to wireguard-go's printf logger: verbose lines at
@@ -267,6 +282,7 @@ func (d *Device) Close() error {
 	for _, c := range conns {
 		c.Conn.Close()
 	}
+	d.links.Close()
 	d.dev.Close()
 	<-d.dev.Wait()
 	d.log.Debug("wg device closed", "addr", d.addr)

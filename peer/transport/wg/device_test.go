@@ -44,40 +44,7 @@ func echo(t *testing.T, from, to net.Conn, msg string) {
 // from the new port, and data flows both ways on the same conn.
 func TestRoamingRebind(t *testing.T) {
 	transporttest.NoLeaks(t)
-	a, ka := newDevice(t, 1)
-	b, kb := newDevice(t, 2)
-	if err := a.AllowPeer(kb.Public(), netip.AddrPort{}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := a.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	acc := make(chan *wg.Conn, 1)
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			close(acc)
-			return
-		}
-		acc <- c
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	bc, err := b.Dial(ctx, ka.Public(), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(a.Port())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bc.Close()
-	ac := <-acc
-	if ac == nil {
-		t.Fatal("accept failed")
-	}
-	defer ac.Close()
-	if ac.Peer() != kb.Public() || bc.Peer() != ka.Public() {
-		t.Fatalf("Peer(): accepted %v, dialed %v", ac.Peer().Short(), bc.Peer().Short())
-	}
+	a, b, _, kb, ac, bc := tunnelPair(t)
 	echo(t, bc, ac, "before")
 	old := b.Port()
 	if ep, ok := a.PeerEndpoint(kb.Public()); !ok || int(ep.Port()) != old {
@@ -95,6 +62,66 @@ func TestRoamingRebind(t *testing.T) {
 		t.Fatalf("A's endpoint for B = %v, %v; want the new port %d", ep, ok, b.Port())
 	}
 	echo(t, ac, bc, "to the new port")
+}
+
+// TestNetworkChange runs what each device does when the host's addresses
+// or routes change (its UDP sockets reopened on the same port, every
+// peer's remembered source address cleared) under an open connection,
+// on both ends: the ports stay and data flows both ways on the same conn.
+func TestNetworkChange(t *testing.T) {
+	transporttest.NoLeaks(t)
+	a, b, _, _, ac, bc := tunnelPair(t)
+	echo(t, bc, ac, "before")
+	pa, pb := a.Port(), b.Port()
+	a.NetworkChanged()
+	echo(t, ac, bc, "after the listener's network changed")
+	b.NetworkChanged()
+	echo(t, bc, ac, "after the dialer's network changed")
+	echo(t, ac, bc, "and back")
+	if a.Port() != pa || b.Port() != pb {
+		t.Fatalf("ports moved: %d → %d, %d → %d", pa, a.Port(), pb, b.Port())
+	}
+}
+
+// tunnelPair makes device a listening, device b dialing it, and the
+// connection between them (closed at the end of the test).
+func tunnelPair(t *testing.T) (a, b *wg.Device, ka, kb key.PrivateKey, ac, bc *wg.Conn) {
+	t.Helper()
+	a, ka = newDevice(t, 1)
+	b, kb = newDevice(t, 2)
+	if err := a.AllowPeer(kb.Public(), netip.AddrPort{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	acc := make(chan *wg.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			close(acc)
+			return
+		}
+		acc <- c
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	bc, err = b.Dial(ctx, ka.Public(), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(a.Port())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bc.Close() })
+	ac = <-acc
+	if ac == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { ac.Close() })
+	if ac.Peer() != kb.Public() || bc.Peer() != ka.Public() {
+		t.Fatalf("Peer(): accepted %v, dialed %v", ac.Peer().Short(), bc.Peer().Short())
+	}
+	return a, b, ka, kb, ac, bc
 }
 
 func TestDeviceErrors(t *testing.T) {
