@@ -36,6 +36,7 @@ func TestQuickRun(t *testing.T) {
 	for _, f := range []string{"msgs_per_s", "msgs_limit", "msgs_ratio", "msgs_few_workers_per_s", "resume_100k_s", "blob_mb_s", "blob_limit_mb_s", "blob_disk_limit_mb_s",
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
+		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
 		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
@@ -70,7 +71,7 @@ func TestOnlyFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.only["wg"] || !o.only["tailcat"] || o.only["msgs"] || o.tunnelN != 5000 || o.tunnelBlobMiB != 32 {
+	if !o.only["wg"] || !o.only["tailcat"] || o.only["msgs"] || o.tunnelN != 5000 || o.tunnelBlobMiB != 64 {
 		t.Fatalf("only = %v, tunnel-n %d, tunnel-blob-mib %d", o.only, o.tunnelN, o.tunnelBlobMiB)
 	}
 	if _, err := parseOptions([]string{"-only", "nope"}, &bytes.Buffer{}); err == nil {

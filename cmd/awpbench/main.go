@@ -127,6 +127,8 @@ type results struct {
 	WGRaw2ProcMBs      float64 `json:"wg_raw_2proc_mb_s,omitempty"`     // the raw stream between two child processes
 	WGBlobRatio2Proc   float64 `json:"wg_blob_ratio_2proc,omitempty"`   // wg_blob_mb_s / wg_raw_2proc_mb_s
 	WGBlobRatioCeiling float64 `json:"wg_blob_ratio_ceiling,omitempty"` // 0.75 * wg_raw_2proc_mb_s / wg_raw_mb_s: wg_blob_ratio if AWP cost nothing but base64's bytes
+	WGStockRawMBs      float64 `json:"wg_stock_raw_mb_s,omitempty"`     // the raw stream through stock wireguard-go + tun/netstack (a reference)
+	WGBlobRatioStock   float64 `json:"wg_blob_ratio_stock,omitempty"`   // wg_blob_mb_s / wg_stock_raw_mb_s
 	WGConnectMS        float64 `json:"wg_connect_ms,omitempty"`         // sender's Connect in the msgs run
 	WGRawCPUmsPerMB    float64 `json:"wg_raw_cpu_ms_per_mb,omitempty"`  // CPU ms (the parent's, both devices) per MB of raw
 	WGBlobCPUmsPerMB   float64 `json:"wg_blob_cpu_ms_per_mb,omitempty"` // CPU ms (both children) per MB of blob
@@ -155,7 +157,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.jsonLines, "json-lines", 200000, "lines for the JSON-over-TCP limit")
 	fs.IntVar(&o.tcpMiB, "tcp-mib", 1024, "MiB for the raw loopback TCP limit")
 	fs.IntVar(&o.tunnelN, "tunnel-n", 5000, "msgs to send per binding (wg, tailcat and their tcp baseline)")
-	fs.IntVar(&o.tunnelBlobMiB, "tunnel-blob-mib", 32, "blob size in MiB per binding (wg, tailcat and their tcp baseline)")
+	fs.IntVar(&o.tunnelBlobMiB, "tunnel-blob-mib", 64, "blob size in MiB per binding (wg, tailcat and their tcp baseline); the raw tunnel streams are -tunnel-raw-mib")
 	fs.IntVar(&o.tunnelRawMiB, "tunnel-raw-mib", 64, "MiB for the raw tunnel limits (wg, tailcat, loopback TCP)")
 	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")

@@ -253,7 +253,11 @@ func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, erro
 }
 
 // goalWGBlobRatio is issue 5's: AWP blob throughput over wg at least 70%
-// of raw TCP through the same tunnel.
+// of "the raw wireguard-go netstack TCP throughput measured in the same run
+// (on this machine about 66 MB/s at MTU 1420)": raw TCP through stock
+// wireguard-go and its tun/netstack (wgStockRawMBPerSec), which measures
+// 56-59 MB/s here. The binding's own tunnel is faster (peer/transport/wg);
+// the ratio against it is printed too, with its ceiling.
 const goalWGBlobRatio = 0.70
 
 // base64Payload is the share of a chunk line that is the blob's own bytes:
@@ -283,10 +287,17 @@ func (b *bench) wgFig() error {
 	}
 	b.printf("   the same raw stream between two processes (as the nodes are): %.0f MB/s (CPU %.1f ms per MB, in one process %.1f)",
 		r2.mbs, r2.cpu*1000/rawMB, rr.cpu*1000/rawMB)
+	st, err := wgStockRawMBPerSec(rawSize)
+	if err != nil {
+		return fmt.Errorf("raw stock wireguard-go: %w", err)
+	}
+	b.printf("limit: %.0f MB/s raw TCP through stock wireguard-go and its tun/netstack (standard bind, IPv4, MTU 1420, one process; issue 5 put it at about 66 MB/s; CPU %.1f ms per MB)",
+		st.mbs, st.cpu*1000/rawMB)
 	m, br, err := b.tunnelWorkloads("wg", bd)
 	if err != nil {
 		return err
 	}
+	r.WGStockRawMBs = round(st.mbs, 1)
 	r.WGMsgsPerS = round(m.perS(), 0)
 	r.WGBlobMBs = round(br.mbPerS(), 1)
 	r.WGBlobTransferMBs = round(br.transferMBPerS(), 1)
@@ -295,17 +306,18 @@ func (b *bench) wgFig() error {
 	r.WGRaw2ProcMBs = round(r2.mbs, 1)
 	r.WGBlobRatio2Proc = round(r.WGBlobMBs/r.WGRaw2ProcMBs, 4)
 	r.WGBlobRatioCeiling = round(base64Payload*r.WGRaw2ProcMBs/r.WGRawMBs, 4)
+	r.WGBlobRatioStock = round(r.WGBlobMBs/r.WGStockRawMBs, 4)
 	r.WGConnectMS = round(m.conn.ConnectS*1000, 2)
 	r.WGRawCPUmsPerMB = round(rr.cpu*1000/rawMB, 2)
 	r.WGBlobCPUmsPerMB = round((br.sendCPU+br.recvCPU)*1000/(float64(br.size)/1e6), 2)
 	r.RSSWGSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
 	r.RSSWGReceiverMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
-	b.printf("6. wg: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw wg %.0f MB/s; ratio %.4f; goal >= %.2f: %s",
+	b.printf("6. wg: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw TCP through stock wireguard-go + tun/netstack %.0f MB/s: ratio %.4f; goal >= %.2f: %s",
 		o.tunnelN, r.WGMsgsPerS, r.TunnelTCPMsgsPerS, r.WGMsgsPerS/r.TunnelTCPMsgsPerS, r.WGConnectMS,
-		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, raw, r.WGBlobRatio,
-		goalWGBlobRatio, verdict(r.WGBlobRatio >= goalWGBlobRatio))
-	b.printf("   blob / raw between two processes: %.4f", r.WGBlobRatio2Proc)
-	b.printf("   ceiling of the ratio: chunk data is base64 (SPEC §3, §9), so the tunnel carries 4/3 of the blob's bytes, between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
+		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, r.WGStockRawMBs, r.WGBlobRatioStock,
+		goalWGBlobRatio, verdict(r.WGBlobRatioStock >= goalWGBlobRatio))
+	b.printf("   against this binding's own tunnel (%.0f MB/s in one process, %.0f between two): ratio %.4f (%.4f); its ceiling, chunk data being base64 (SPEC §3, §9: the tunnel carries 4/3 of the blob's bytes) between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
+		raw, r.WGRaw2ProcMBs, r.WGBlobRatio, r.WGBlobRatio2Proc,
 		base64Payload, r.WGRaw2ProcMBs, r.WGRawMBs, r.WGBlobRatioCeiling, 100*r.WGBlobRatio/r.WGBlobRatioCeiling)
 	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",
 		r.WGRawCPUmsPerMB, r.WGBlobCPUmsPerMB, br.sendCPU, br.recvCPU, br.total, br.cpuCores())
@@ -427,13 +439,22 @@ func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (st
 		return streamRate{}, err
 	}
 	defer l.Close()
+	return streamMBPerSec(l.Accept, func(ctx context.Context) (net.Conn, error) { return dialRetry(ctx, d, l.Addr()) }, size)
+}
+
+// streamMBPerSec accepts one conn, dials it with dial, and copies size
+// bytes (after rawWarmup) from the dialer to the accepted conn in 256 KiB
+// writes.
+func streamMBPerSec(accept func() (net.Conn, error), dial func(context.Context) (net.Conn, error), size int64) (streamRate, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	type res struct {
 		n   int64
 		err error
 	}
 	warm, got := make(chan res, 1), make(chan res, 1)
 	go func() {
-		s, err := l.Accept()
+		s, err := accept()
 		if err != nil {
 			warm <- res{err: err}
 			return
@@ -447,7 +468,7 @@ func managerStreamMBPerSec(a, d *transport.Manager, addr string, size int64) (st
 		n, err = io.CopyBuffer(struct{ io.Writer }{io.Discard}, io.LimitReader(s, size), make([]byte, 256<<10))
 		got <- res{n, err}
 	}()
-	c, err := dialRetry(ctx, d, l.Addr())
+	c, err := dial(ctx)
 	if err != nil {
 		return streamRate{}, err
 	}
