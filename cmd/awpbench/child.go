@@ -217,27 +217,46 @@ func (c *child) receiver() error {
 	return nil
 }
 
-// watchBlob polls Blobs() every millisecond until an inbound blob is
-// complete (its sha256 checked by the node) or corrupt.
+// watchBlob waits until an inbound blob is complete (its sha256 checked by
+// the node) or corrupt: told by the node's blob events, published right
+// after the commit that completes it (polling Blobs() every millisecond, as
+// before 2026-11-30 08:10, cost the receiving node ~3% of its CPU during
+// the transfer). A poll every 50 ms covers events a full subscriber queue
+// would drop.
 func (c *child) watchBlob(stop <-chan struct{}) {
-	t := time.NewTicker(time.Millisecond)
+	events, cancel := c.node.Subscribe(4096)
+	defer cancel()
+	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
+	done := func(b peer.BlobInfo) bool {
+		if b.Dir != "in" || !(b.Complete || b.Corrupt) {
+			return false
+		}
+		c.emit(childMsg{Event: "blob", CompleteNS: time.Now().UnixNano(), Size: b.Received,
+			Sha256: b.Sha256, Corrupt: b.Corrupt})
+		return true
+	}
 	for {
 		select {
 		case <-stop:
 			return
-		case <-t.C:
-		}
-		bs, err := c.node.Blobs()
-		if err != nil {
-			c.emit(childMsg{Event: "error", Err: err.Error()})
-			return
-		}
-		for _, b := range bs {
-			if b.Dir == "in" && (b.Complete || b.Corrupt) {
-				c.emit(childMsg{Event: "blob", CompleteNS: time.Now().UnixNano(), Size: b.Received,
-					Sha256: b.Sha256, Corrupt: b.Corrupt})
+		case ev, ok := <-events:
+			if !ok {
 				return
+			}
+			if ev.Type == peer.EventBlob && ev.Blob != nil && done(*ev.Blob) {
+				return
+			}
+		case <-t.C:
+			bs, err := c.node.Blobs()
+			if err != nil {
+				c.emit(childMsg{Event: "error", Err: err.Error()})
+				return
+			}
+			for _, b := range bs {
+				if done(b) {
+					return
+				}
 			}
 		}
 	}
