@@ -1,6 +1,7 @@
 package wg
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -31,12 +32,12 @@ func TestLinkWatch(t *testing.T) {
 	ip := func(args ...string) error {
 		out, err := exec.Command("ip", args...).CombinedOutput()
 		if err != nil {
-			return &exec.ExitError{Stderr: []byte(strings.TrimSpace(string(out)))}
+			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 		}
 		return nil
 	}
 	if err := ip("addr", "add", addr, "dev", "lo"); err != nil {
-		t.Skipf("cannot change an address here (needs root and iproute2): ip addr add: %v %s", err, err.(*exec.ExitError).Stderr)
+		t.Skipf("cannot change an address here (needs root and iproute2): %v", err)
 	}
 	added := true
 	defer func() {
@@ -60,7 +61,7 @@ func TestLinkWatch(t *testing.T) {
 		t.Fatalf("one address added: %d calls, want 1 (a burst is one change)", n)
 	}
 	if err := ip("addr", "del", addr, "dev", "lo"); err != nil {
-		t.Fatalf("ip addr del: %v", err)
+		t.Fatal(err)
 	}
 	added = false
 	wait(2)
