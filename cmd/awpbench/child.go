@@ -448,7 +448,7 @@ func (c *child) runRaw(k key.PrivateKey) error {
 		}
 		c.emit(childMsg{Event: "warm"})
 		start := time.Now()
-		n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, io.LimitReader(s, c.rawBytes), make([]byte, 256<<10))
+		n, err := discard(io.LimitReader(s, c.rawBytes))
 		if err != nil {
 			return err
 		}

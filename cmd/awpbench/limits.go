@@ -139,8 +139,7 @@ func tcpMBPerSec(size int64) (float64, error) {
 			return
 		}
 		defer c.Close()
-		// Hide ReaderFrom/WriterTo so the 256 KiB buffer is used.
-		n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, struct{ io.Reader }{c}, make([]byte, 256<<10))
+		n, err := discard(c)
 		got <- res{n, err}
 	}()
 	start := time.Now()
@@ -162,6 +161,12 @@ func tcpMBPerSec(size int64) (float64, error) {
 		return 0, fmt.Errorf("tcp: received %d of %d bytes", r.n, size)
 	}
 	return float64(size) / 1e6 / time.Since(start).Seconds(), nil
+}
+
+// discard reads r to its end in 256 KiB reads and drops the bytes. Both
+// sides are wrapped to hide ReaderFrom/WriterTo, so the buffer is used.
+func discard(r io.Reader) (int64, error) {
+	return io.CopyBuffer(struct{ io.Writer }{io.Discard}, struct{ io.Reader }{r}, make([]byte, 256<<10))
 }
 
 type zeroReader struct{}
