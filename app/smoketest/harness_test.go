@@ -157,14 +157,13 @@ func startBus(t *testing.T) string {
 
 // tray is a running awp-tray process.
 type tray struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	out    *syncBuffer
-	done   chan struct{}
-	err    error
-	data   string
-	env    []string
-	exited bool
+	t    *testing.T
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+	data string
+	env  []string
 }
 
 type syncBuffer struct {
@@ -378,6 +377,40 @@ func find(items []menuItem, prefix string) (menuItem, bool) {
 		}
 	}
 	return menuItem{}, false
+}
+
+// clickUntil clicks the tray menu item whose label starts with prefix
+// until cond holds. It reads the menu again before each click: the app
+// rebuilds the menu whenever a label changes (a peer coming up, an unread
+// count), which gives every item a new id, so an id read a moment earlier
+// may name nothing by the time it is clicked. A click gets a second to
+// show its effect before the next one.
+func (tr *tray) clickUntil(ctx context.Context, conn *dbus.Conn, busName string, path dbus.ObjectPath, prefix, what string, cond func() bool) error {
+	var last time.Time
+	return tr.until(ctx, what, func() bool {
+		if cond() {
+			return true
+		}
+		if time.Since(last) < time.Second {
+			return false
+		}
+		last = time.Now()
+		items, err := readMenu(conn, busName, path)
+		if it, ok := find(items, prefix); err == nil && ok {
+			_ = click(conn, busName, path, it.ID)
+		}
+		return false
+	})
+}
+
+// exited reports whether the tray process has ended.
+func (tr *tray) exited() bool {
+	select {
+	case <-tr.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // click sends the dbusmenu "clicked" event to an item.

@@ -75,11 +75,7 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	threads, _ := find(items, "Threads")
-	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.until(ctx, "the main window", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(ctx, t, display, "tray-threads-unread.png")

@@ -58,11 +58,7 @@ func TestTrayMenu(t *testing.T) {
 		t.Error("the main window is shown at start although a tray exists")
 	}
 
-	threads, _ := find(items, "Threads")
-	if err := click(conn, item.Bus, mp, threads.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.until(ctx, "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(ctx, t, display, "tray-threads.png")
@@ -86,8 +82,7 @@ func TestTrayMenu(t *testing.T) {
 		t.Errorf("the first instance was not asked to show its window")
 	}
 
-	quit, _ := find(items, "Quit")
-	if err := click(conn, item.Bus, mp, quit.ID); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Quit", "the app to quit after Quit", tr.exited); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.wait(ctx); err != nil {
