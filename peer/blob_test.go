@@ -186,16 +186,22 @@ func TestBlobReceiverRestartMidway(t *testing.T) {
 func TestBlobChunksOutOfOrder(t *testing.T) {
 	a := newTestNode(t, "a")
 	for _, c := range []struct {
-		name  string
-		sizes []int // chunk sizes, in blob order
-		order []int // the order chunks are sent in (indexes into sizes)
-		bad   bool  // send one chunk with wrong bytes
+		name    string
+		sizes   []int // chunk sizes, in blob order
+		order   []int // the order chunks are sent in (indexes into sizes)
+		forge   int   // 1 + the position in order of a send with other bytes (0: none)
+		corrupt bool  // the blob ends corrupt (else complete, with the true bytes)
 	}{
-		{"in order", []int{512 << 10, 512 << 10, 4096, 1000}, []int{0, 1, 2, 3}, false},
-		{"repeated", []int{512 << 10, 512 << 10, 512 << 10}, []int{0, 0, 1, 0, 1, 2}, false},
-		{"out of order", []int{100000, 512 << 10, 65536, 512<<10 - 7}, []int{1, 0, 3, 2}, false},
-		{"late start", []int{8192, 8192, 8192}, []int{2, 1, 0}, false},
-		{"wrong bytes", []int{512 << 10, 512 << 10}, []int{0, 1}, true},
+		{"in order", []int{512 << 10, 512 << 10, 4096, 1000}, []int{0, 1, 2, 3}, 0, false},
+		{"repeated", []int{512 << 10, 512 << 10, 512 << 10}, []int{0, 0, 1, 0, 1, 2}, 0, false},
+		{"out of order", []int{100000, 512 << 10, 65536, 512<<10 - 7}, []int{1, 0, 3, 2}, 0, false},
+		{"late start", []int{8192, 8192, 8192}, []int{2, 1, 0}, 0, false},
+		{"wrong bytes", []int{512 << 10, 512 << 10}, []int{0, 1}, 2, true},
+		// Bytes already received are not written again: a repeat with
+		// other bytes cannot change the file behind the verified hash.
+		{"repeat with other bytes", []int{512 << 10, 512 << 10, 512 << 10}, []int{0, 1, 0, 2}, 3, false},
+		{"repeat at once with other bytes", []int{512 << 10, 512 << 10, 512 << 10}, []int{0, 0, 1, 2}, 2, false},
+		{"last repeated with other bytes", []int{512 << 10, 4096}, []int{0, 1, 1}, 3, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := dialRaw(t, a)
@@ -218,7 +224,7 @@ func TestBlobChunksOutOfOrder(t *testing.T) {
 			}
 			for k, i := range c.order {
 				chunk := data[offs[i] : offs[i]+c.sizes[i]]
-				if c.bad && k == len(c.order)-1 {
+				if k+1 == c.forge {
 					chunk = bytes.Repeat([]byte{7}, len(chunk))
 				}
 				id = p.ids.New()
@@ -235,7 +241,7 @@ func TestBlobChunksOutOfOrder(t *testing.T) {
 					info = x
 				}
 			}
-			if c.bad {
+			if c.corrupt {
 				if !info.Corrupt || info.Complete {
 					t.Fatalf("blob with wrong bytes: complete=%v corrupt=%v", info.Complete, info.Corrupt)
 				}

@@ -36,25 +36,48 @@ func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now 
 	return nil
 }
 
-// storeChunk records a chunk whose bytes are already in the file (written
-// before the commit; see receive). pre is its hash computed ahead, or nil;
-// gone says c.Data's buffer was reused once the hash was computed (only its
-// length counts; the store reads the bytes back if it needs them).
-func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, gone bool, res *inResult) error {
+// storeChunk records a chunk. written says its bytes were written to the
+// blob's file before the commit (see receive); a chunk that repeats bytes
+// already received or on their way is not written. pre is its hash
+// computed ahead, or nil; gone says c.Data's buffer was reused once the
+// hash was computed (only its length counts; the store reads the bytes
+// back if it needs them).
+func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, gone, written bool, res *inResult) error {
 	b, ok := tx.Blob("in", peer, c.Ref)
+	end := c.Off + int64(len(c.Data))
 	switch {
 	case !ok:
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk for a blob no msg announced: "+c.Ref
 		return nil
+	case b.Complete && written:
+		// Written into the file of a blob that completed while the chunk
+		// was on its way (the reader could not tell): check the file again.
+		if err := n.db.Rewritten(b); err != nil {
+			return err
+		}
+		if !b.Corrupt {
+			return nil
+		}
 	case b.Complete || b.Corrupt:
 		return nil
 	case b.Size > MaxBlobSize:
 		res.badCode, res.badMsg = wire.CodeTooLarge, "blob larger than this peer accepts"
 		return nil
-	case c.Off+int64(len(c.Data)) > b.Size:
+	case end > b.Size:
 		b.Corrupt = true
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
+	case !written && !b.Holds(c.Off, end):
+		// Skipped as a repeat of bytes on their way, whose own line then
+		// failed: they are not in the file. The sender sends the chunk
+		// again after a reconnect.
+		return fmt.Errorf("chunk %s at %d: bytes not stored (the line they repeated failed)", c.Ref, c.Off)
 	default:
+		if written && b.Holds(c.Off, end) {
+			// Written over bytes already hashed: the file decides at the end.
+			if err := n.db.Rewritten(b); err != nil {
+				return err
+			}
+		}
 		data := c.Data
 		if gone {
 			data = nil

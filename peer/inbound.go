@@ -52,6 +52,7 @@ func (b *budget) release(n int) {
 func (s *session) readLoop() {
 	hs := chunkWorker{n: s.n}
 	defer hs.stop()
+	var rx rxBlobs
 	var buf []byte // decode room for the next chunk's data
 	for {
 		raw, err := s.r.ReadLineTemp()
@@ -90,7 +91,7 @@ func (s *session) readLoop() {
 			s.fatal(wire.CodeBadFrame, msg, "")
 			return
 		}
-		if !s.handle(f, &hs) {
+		if !s.handle(f, &hs, &rx) {
 			return
 		}
 	}
@@ -98,8 +99,9 @@ func (s *session) readLoop() {
 
 // handle acts on one received frame; false ends the read loop. hs writes
 // and hashes chunks ahead of their commit (nil: chunks are written at once
-// and the commit loop hashes them).
-func (s *session) handle(f wire.Frame, hs *chunkWorker) bool {
+// and the commit loop hashes them); rx is what the caller's loop knows of
+// the blobs being received.
+func (s *session) handle(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 	n := s.n
 	switch f := f.(type) {
 	case *wire.Hello, *wire.Auth, *wire.Resume:
@@ -120,7 +122,7 @@ func (s *session) handle(f wire.Frame, hs *chunkWorker) bool {
 		// Unknown types are ignored (SPEC §2).
 	default:
 		if wire.IsContent(f.Header().T) {
-			return s.receive(f, hs)
+			return s.receive(f, hs, rx)
 		}
 	}
 	return true
@@ -139,7 +141,7 @@ type inResult struct {
 }
 
 // receive hands a content line to the commit loop; the ack follows the commit.
-func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
+func (s *session) receive(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 	n := s.n
 	j := &inJob{s: s, f: f}
 	o := &j.op
@@ -159,9 +161,10 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 		// Blob bytes go to their file before the commit (on hs, or here);
 		// the commit loop only fsyncs the file before the batch commits.
 		j.data = c.Data
-		file, rec := n.chunkFile(s.peer, c)
+		file, rec, looked := rx.chunkFile(n, s.peer, c)
+		j.written = file != ""
 		if file != "" && hs != nil {
-			j.hash = hs.submit(file, c, rec)
+			j.hash = hs.submit(file, c, rec, looked)
 			o.written, o.hashed = j.hash.written, j.hash.hashed
 		} else if file != "" {
 			if err := n.db.WriteBlobAt(file, c.Off, c.Data); err != nil {
@@ -185,11 +188,12 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker) bool {
 // inJob stores one received content line in the commit loop.
 type inJob struct {
 	op
-	s    *session
-	f    wire.Frame
-	hash *hashJob // a chunk's write and hash on the session's chunk worker
-	data []byte   // a pooled chunk buffer to return after the commit
-	res  inResult
+	s       *session
+	f       wire.Frame
+	hash    *hashJob // a chunk's write and hash on the session's chunk worker
+	data    []byte   // a pooled chunk buffer to return after the commit
+	written bool     // a chunk's bytes went to its file before the commit
+	res     inResult
 }
 
 func (j *inJob) run(tx *store.Tx) error {
@@ -202,7 +206,7 @@ func (j *inJob) run(tx *store.Tx) error {
 		}
 		pre, gone = &j.hash.res, j.hash.released
 	}
-	return j.s.n.storeInbound(tx, j.s, j.f, pre, gone, &j.res)
+	return j.s.n.storeInbound(tx, j.s, j.f, pre, gone, j.written, &j.res)
 }
 
 func (j *inJob) finish(err error) {
@@ -256,7 +260,8 @@ func (n *Node) afterInbound(s *session, th string, res *inResult) {
 // chunkFile returns the blob file a chunk's bytes are to be written to
 // before the commit ("" for none), and the blob's record as read now (nil
 // if none yet). Bytes of a blob that is already complete or corrupt are
-// not written, so a peer cannot change a finished blob.
+// not written, so a peer cannot change a finished blob, nor bytes the
+// record already holds in order.
 func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob) {
 	var b *store.Blob
 	_ = n.db.View(func(tx *store.Tx) error {
@@ -264,8 +269,8 @@ func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob
 		return nil
 	})
 	end := c.Off + int64(len(c.Data))
-	if b != nil && (b.Complete || b.Corrupt || end > b.Size) {
-		return "", nil // storeInbound answers these
+	if b != nil && (b.Complete || b.Corrupt || end > b.Size || (end > c.Off && b.Holds(c.Off, end))) {
+		return "", b // storeInbound answers these
 	}
 	if b == nil && end > MaxBlobSize {
 		return "", nil
@@ -275,10 +280,82 @@ func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob
 	return store.InBlobFile(peer, c.Ref), b
 }
 
+// rxBlobs is what one reader knows of the blobs whose chunks it is
+// receiving, by ref: chunks come in order of off (SPEC §9), so after a
+// blob's first chunk the reader knows where the next ones go without a
+// look in the store, and which bytes are already on their way to the
+// file: a chunk that repeats them is not written (one with other bytes
+// would change the file behind the hash already taken; the commit answers
+// the repeat). It holds at most maxRxBlobs blobs; a blob it forgot is
+// looked up again, and a repeat it cannot see is caught at the commit
+// (storeChunk: the file then decides the blob's sum).
+type rxBlobs struct {
+	m    map[string]*rxBlob
+	tick uint64 // counts chunks, to find the blob least recently heard of
+}
+
+type rxBlob struct {
+	file      string
+	size      int64
+	committed int64 // bytes the record held in order when it was read
+	end       int64 // where the chunks handed on in order end
+	used      uint64
+}
+
+const maxRxBlobs = 16
+
+// chunkFile is Node.chunkFile with what rx knows; looked says rec is the
+// record as read now (false: rec is nil and nothing was read).
+func (rx *rxBlobs) chunkFile(n *Node, peer key.PublicKey, c *wire.Chunk) (file string, rec *store.Blob, looked bool) {
+	if rx.m == nil {
+		rx.m = map[string]*rxBlob{}
+	}
+	rx.tick++
+	end := c.Off + int64(len(c.Data))
+	e := rx.m[c.Ref]
+	switch {
+	case e != nil && c.Off == e.end && end <= e.size:
+		// The next chunk in order.
+		e.end, e.used = end, rx.tick
+		if end <= e.committed {
+			return "", nil, false
+		}
+		return e.file, nil, false
+	case e != nil && end <= e.end:
+		// Bytes already on their way.
+		e.used = rx.tick
+		return "", nil, false
+	}
+	file, rec = n.chunkFile(peer, c)
+	// Followed from here on: a blob's bytes from 0 to this chunk's end,
+	// as far as they are held (the record's, in order) or on their way
+	// (this reader's chain, or this chunk).
+	follows := e != nil && c.Off == e.end
+	starts := rec == nil && c.Off == 0 || rec != nil && !rec.Unordered && c.Off <= rec.Received
+	if file == "" || (rec != nil && rec.Unordered) || !(follows || starts) {
+		return file, rec, true
+	}
+	var size, committed int64 // a record not committed yet: size unknown, so the next chunk looks again
+	if rec != nil {
+		size, committed = rec.Size, rec.Received
+	}
+	if e == nil && len(rx.m) >= maxRxBlobs {
+		var old string
+		for ref, x := range rx.m {
+			if old == "" || x.used < rx.m[old].used {
+				old = ref
+			}
+		}
+		delete(rx.m, old)
+	}
+	rx.m[c.Ref] = &rxBlob{file: file, size: size, committed: committed, end: end, used: rx.tick}
+	return file, rec, true
+}
+
 // storeInbound stores one content line from s's peer inside tx; pre is a
 // chunk's hash computed ahead, if any, and gone says the chunk's buffer is
 // no longer its own (see storeChunk).
-func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.ChunkHash, gone bool, res *inResult) error {
+func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.ChunkHash, gone, written bool, res *inResult) error {
 	h := f.Header()
 	peer := s.peer
 	if tx.Received(peer, h.Th, h.ID) {
@@ -290,7 +367,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
 	switch f := f.(type) {
 	case *wire.Chunk:
-		if err := n.storeChunk(tx, peer, f, pre, gone, res); err != nil {
+		if err := n.storeChunk(tx, peer, f, pre, gone, written, res); err != nil {
 			return err
 		}
 	case *wire.Mirror:

@@ -18,8 +18,9 @@ const sendBatch = 512
 func (s *session) sendLoop() {
 	n := s.n
 	// Lines received before the resume (tolerated) are handled first.
+	var rx rxBlobs
 	for _, f := range s.early {
-		s.handle(f, nil)
+		s.handle(f, nil, &rx)
 	}
 	s.early = nil
 	seen := map[string]string{}

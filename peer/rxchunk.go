@@ -95,8 +95,10 @@ type hashJob struct {
 const maxHashTails = 64
 
 // submit queues c to be written to file and hashed; rec is the blob record
-// the reader read (nil: none yet). Only the reader goroutine calls it.
-func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJob {
+// the reader read (nil: none yet) when looked, else nothing was read (the
+// reader knows the chunk follows one it handed on). Only the reader
+// goroutine calls it.
+func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob, looked bool) *hashJob {
 	if h.writes == nil {
 		h.writes = make(chan *hashJob, 64)
 		h.hashes = make(chan *hashJob, 64)
@@ -110,6 +112,8 @@ func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob) *hashJ
 		written: make(chan struct{}), hashed: make(chan struct{})}
 	j.pending.Store(2)
 	switch {
+	case !looked:
+		// The chunk after one this worker saw: its chain says the state.
 	case rec == nil:
 		j.recOK = true // announced in the same batch: nothing hashed yet
 	case !rec.Unordered:

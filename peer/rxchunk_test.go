@@ -60,7 +60,7 @@ func TestChunkWorkerWrites(t *testing.T) {
 		data := getChunkBuf()[:end-off]
 		copy(data, src[off:end])
 		a.inflight.acquire(len(data))
-		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil)
+		j := h.submit(c.file, &wire.Chunk{Off: int64(off), Data: data, End: end == len(src)}, nil, true)
 		jobs = append(jobs, j)
 	}
 	h.stop()

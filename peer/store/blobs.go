@@ -152,7 +152,7 @@ func (db *DB) ApplyChunkHashed(b *Blob, off, n int64, data []byte, end bool, now
 		b.HashState = pre.After
 		b.Received = off + n
 	case off == b.Received && !b.Unordered:
-		if data == nil {
+		if data == nil && n > 0 {
 			var err error
 			if data, err = db.readBlobRange(b.File, off, n); err != nil {
 				return fmt.Errorf("store: blob read back: %w", err)
@@ -212,6 +212,45 @@ func (db *DB) ApplyChunkHashed(b *Blob, off, n int64, data []byte, end bool, now
 		b.Complete = true
 		b.HashState = nil
 		db.CloseBlob(b.File)
+	}
+	return nil
+}
+
+// Holds reports whether the bytes [off, end) are among those b has stored.
+func (b *Blob) Holds(off, end int64) bool {
+	if !b.Unordered {
+		return end <= b.Received
+	}
+	for _, r := range b.Ranges {
+		if off >= r[0] && end <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// Rewritten records that chunk bytes were written again over bytes b
+// already holds, where they may differ from the ones hashed: the running
+// hash no longer vouches for the file, so the sum is taken from the file
+// when the blob completes (as for chunks out of order). A complete blob's
+// file is checked again now and marked corrupt if it no longer matches.
+func (db *DB) Rewritten(b *Blob) error {
+	switch {
+	case b.Corrupt:
+	case b.Complete:
+		if b.Sha256 == "" {
+			return nil // nothing to check against
+		}
+		sum, err := db.blobSum(b)
+		if err != nil {
+			return err
+		}
+		if sum != b.Sha256 {
+			b.Complete, b.Corrupt = false, true
+		}
+	case !b.Unordered:
+		b.Unordered = true
+		b.Ranges = [][2]int64{{0, b.Received}}
 	}
 	return nil
 }

@@ -449,3 +449,74 @@ func syncAndCheckBlob(t *testing.T, db *DB, rel string, want []byte) {
 		t.Fatalf("file: %d bytes (%v), want %d; first difference at %d", len(got), err, len(want), i)
 	}
 }
+
+// rewrite writes other bytes over [off, off+n) of the blob's file and
+// records that (Rewritten), as the node does for a repeated chunk it could
+// not tell from new bytes; then the chunk is applied as a repeat.
+func (f *blobFixture) rewrite(t *testing.T, off, n int, end bool, same bool) {
+	t.Helper()
+	data := bytes.Repeat([]byte{7}, n)
+	if same {
+		data = f.data[off : off+n]
+	}
+	err := f.db.Update(func(tx *Tx) error {
+		b, _ := tx.Blob("in", f.peer, f.ref)
+		if err := f.db.WriteBlobAt(b.File, int64(off), data); err != nil {
+			return err
+		}
+		if err := f.db.SyncBlob(b.File); err != nil {
+			return err
+		}
+		if !b.Holds(int64(off), int64(off+n)) {
+			t.Fatalf("[%d, %d) not held", off, off+n)
+		}
+		if err := f.db.Rewritten(b); err != nil {
+			return err
+		}
+		if !b.Complete && !b.Corrupt {
+			if err := f.db.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
+				return err
+			}
+		}
+		return tx.PutBlob(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBlobRewritten: bytes written again over bytes already hashed leave
+// the sum to the file: other bytes make the blob corrupt (not complete
+// with a file that differs from its sha256), the same bytes complete it;
+// in a complete blob the file is checked again at once.
+func TestBlobRewritten(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		db := mustOpen(t)
+		f := newBlobFixture(t, db, 3*chunk, true, 5)
+		f.apply(t, 0, chunk, nil, false, nil)
+		f.apply(t, chunk, chunk, nil, false, nil)
+		f.rewrite(t, 0, chunk, false, same)
+		if b := f.record(t); !b.Unordered || b.Received != 2*chunk {
+			t.Fatalf("after a rewrite: unordered=%v received=%d, want the file to decide and 2000 bytes", b.Unordered, b.Received)
+		}
+		f.apply(t, 2*chunk, chunk, nil, true, nil)
+		if same {
+			f.wantComplete(t)
+		} else {
+			f.wantCorrupt(t)
+		}
+	}
+	for _, same := range []bool{false, true} {
+		db := mustOpen(t)
+		f := newBlobFixture(t, db, 2*chunk, true, 6)
+		f.apply(t, 0, chunk, nil, false, nil)
+		f.apply(t, chunk, chunk, nil, true, nil)
+		f.wantComplete(t)
+		f.rewrite(t, chunk, chunk, true, same)
+		if same {
+			f.wantComplete(t)
+		} else {
+			f.wantCorrupt(t)
+		}
+	}
+}
