@@ -271,3 +271,28 @@ func mustBlobs(t *testing.T, n *testNode) []BlobInfo {
 	}
 	return bs
 }
+
+// TestWarmBuffers: nodes started with WarmBuffers hold the buffers of a
+// transfer each way from the start (the pools are the process's; that they
+// keep them when idle is bufpool's TestWarm) and move blobs as before.
+func TestWarmBuffers(t *testing.T) {
+	warm := func(c *Config) { c.WarmBuffers = true }
+	a := newTestNode(t, "a", warm)
+	b := newTestNode(t, "b", warm)
+	for name, want := range map[string]struct{ have, min int }{
+		"chunk":      {chunkBufs.Len(), maxInflight / chunkBufSize},
+		"line":       {lineBufs.Len(), writeLimit/wire.MaxLine + 4},
+		"read-ahead": {readAheadBufs.Len(), 3},
+	} {
+		if want.have < want.min {
+			t.Errorf("%s buffers: the pool holds %d after a warm start, want at least %d", name, want.have, want.min)
+		}
+	}
+	connect(t, a, b)
+	p, data := writeRandom(t, 5<<20+3)
+	r, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBlob(t, a, b, blobRef(t, a, r), data)
+}

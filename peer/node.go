@@ -67,6 +67,15 @@ type Config struct {
 
 	// NoSync turns off fsync (benchmarks of the non-durable path only).
 	NoSync bool
+
+	// WarmBuffers makes Start fault in the buffers blob transfers use
+	// (about 64 MiB) and keep them for the life of the process, so no
+	// transfer pays for fresh memory: otherwise they are made on first
+	// use and let go after 10 s unused. Fresh memory is dear where the
+	// host takes back what a VM frees (here 17% of both nodes' CPU in a
+	// 256 MiB transfer went to faulting it in). `awp run` turns it on; the
+	// tray app leaves it off (docs/protocol.md "Warm buffers").
+	WarmBuffers bool
 }
 
 // Errors returned by the node's API.
@@ -247,6 +256,11 @@ func (n *Node) Start() error {
 	}
 	n.started = true
 	n.mu.Unlock()
+	if n.cfg.WarmBuffers {
+		t := time.Now()
+		size := warmBuffers()
+		n.log.Info("blob buffers warmed", "mib", size>>20, "took", time.Since(t).Round(time.Millisecond))
+	}
 
 	n.commit.start()
 	if err := n.applyTrustConfig(); err != nil {

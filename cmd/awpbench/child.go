@@ -72,6 +72,7 @@ func childMain(args []string) int {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
 	traceFile := fs.String("trace", "", "write an execution trace of this child")
 	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
+	cold := fs.Bool("cold", false, "leave the node's blob buffers cold (the tray app's setting; `awp run` warms them)")
 	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
 	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
 	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
@@ -106,7 +107,7 @@ func childMain(args []string) int {
 		defer stop()
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
-		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, emit: emit, stdin: bufio.NewScanner(os.Stdin),
+		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, cold: *cold, emit: emit, stdin: bufio.NewScanner(os.Stdin),
 		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes}
 	if err := c.run(); err != nil {
 		emit(childMsg{Event: "error", Err: err.Error()})
@@ -120,7 +121,7 @@ type child struct {
 	listen, trust, derpMap                         string
 	n, workers                                     int
 	rawBytes                                       int64
-	nosync                                         bool
+	nosync, cold                                   bool
 	emit                                           func(childMsg)
 	stdin                                          *bufio.Scanner
 	node                                           *peer.Node
@@ -150,7 +151,7 @@ func (c *child) run() error {
 	if c.mode == "raw" {
 		return c.runRaw(k)
 	}
-	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync}
+	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync, WarmBuffers: !c.cold}
 	if c.role == "receiver" {
 		cfg.Listen = []string{c.listen}
 		if c.trust != "" {

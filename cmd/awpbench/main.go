@@ -60,7 +60,7 @@ type options struct {
 	timeout                                                                time.Duration
 	only                                                                   map[string]bool
 	dir, cpuprofile, trace                                                 string
-	quick, nosync                                                          bool
+	quick, nosync, cold                                                    bool
 }
 
 // results is the final JSON line. Figures not run (-only) are left out.
@@ -69,7 +69,8 @@ type results struct {
 	CPUModel  string  `json:"cpu_model"`
 	MemGiB    float64 `json:"mem_gib"`
 	Quick     bool    `json:"quick,omitempty"`
-	NoSync    bool    `json:"nosync,omitempty"` // diagnosis run: nodes without fsync, not durable
+	NoSync    bool    `json:"nosync,omitempty"`       // diagnosis run: nodes without fsync, not durable
+	Cold      bool    `json:"cold_buffers,omitempty"` // nodes without warm blob buffers (the tray app's setting)
 	FsyncPerS float64 `json:"fsync_per_s,omitempty"`
 	Load1     float64 `json:"load1,omitempty"`     // 1-minute load average at the start
 	Load1End  float64 `json:"load1_end,omitempty"` // and at the end
@@ -163,6 +164,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
+	fs.BoolVar(&o.cold, "cold-buffers", false, "run the nodes without warm blob buffers (the tray app's setting; `awp run`, and so the default here, warms them)")
 	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
@@ -283,11 +285,14 @@ func (b *bench) killAll() {
 
 func (b *bench) run() error {
 	r := &b.res
-	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync
+	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync, r.Cold = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync, b.o.cold
 	r.Load1 = load1()
 	b.printf("awpbench: %d CPUs (%s), %.1f GiB RAM, Go %s, temp dir %s, load average %.2f", r.CPUs, r.CPUModel, r.MemGiB, runtime.Version(), b.tmp, r.Load1)
 	if b.o.nosync {
 		b.printf("WARNING: -nosync: the nodes do not fsync; these figures are not durable and do not count against the goals")
+	}
+	if b.o.cold {
+		b.printf("-cold-buffers: the nodes make their blob buffers on first use, as the tray app does (awp run warms them at start)")
 	}
 	for _, d := range []string{b.o.cpuprofile, b.o.trace} {
 		if d != "" {
@@ -352,6 +357,9 @@ func (b *bench) taggedChild(tag, phase, role string, args ...string) (*proc, err
 	args = append([]string{"--role", role, "--mode", phase, "--data", filepath.Join(b.tmp, tag+"-"+role)}, args...)
 	if b.o.nosync {
 		args = append(args, "--nosync")
+	}
+	if b.o.cold {
+		args = append(args, "--cold")
 	}
 	if b.o.cpuprofile != "" {
 		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, tag+"-"+role+".pprof"))

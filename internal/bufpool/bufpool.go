@@ -34,6 +34,7 @@ type Pool struct {
 	unused [][]byte    // buffers of the last slab not handed out yet
 	used   bool        // a Get since the timer was armed
 	timer  *time.Timer // armed while the pool holds buffers
+	keep   int         // buffers an idle pool keeps (Warm)
 }
 
 // New returns a pool of buffers of size bytes that keeps at most max of
@@ -86,6 +87,36 @@ func (p *Pool) Put(b []byte) {
 	p.mu.Unlock()
 }
 
+// Warm makes the pool hold at least n buffers (at most its bound) whose
+// memory is faulted in now, and keep that many for good, idle or not. It
+// is for a long-running process that would rather pay for the memory once,
+// up front, than on the first use after every idle period (see the package
+// comment). The buffers it touches are the next ones Get returns.
+func (p *Pool) Warm(n int) {
+	n = min(n, p.max)
+	p.mu.Lock()
+	p.keep = max(p.keep, n)
+	p.mu.Unlock()
+	bufs := make([][]byte, 0, n)
+	for len(bufs) < n {
+		bufs = append(bufs, p.Get())
+	}
+	for _, b := range bufs {
+		touch(b)
+		p.Put(b)
+	}
+}
+
+// touch writes to every page of b, so the kernel backs it with memory now.
+func touch(b []byte) {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+	if len(b) > 0 {
+		b[len(b)-1] = 0
+	}
+}
+
 // Len is how many buffers the pool holds now.
 func (p *Pool) Len() int { return len(p.free) }
 
@@ -100,6 +131,18 @@ func (p *Pool) expire() {
 		return
 	}
 	p.timer = nil
+	if p.keep > 0 {
+		// What Warm asked for stays: the buffers of the pool's slabs
+		// not handed out, and kept ones beyond the count, go.
+		p.unused = nil
+		for len(p.free) > p.keep {
+			select {
+			case <-p.free:
+			default:
+			}
+		}
+		return
+	}
 	p.unused = nil
 	for {
 		select {

@@ -118,3 +118,43 @@ func TestSlabBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestWarm: a warmed pool holds the buffers at once and keeps that many
+// through idle periods (beyond its bound it does not go), while what it
+// holds beyond them still goes.
+func TestWarm(t *testing.T) {
+	p := New(3*4096+1, 6, time.Hour)
+	p.Warm(4)
+	if p.Len() != 4 {
+		t.Fatalf("holds %d after Warm(4), want 4", p.Len())
+	}
+	// Two more in use at once, then back: six held.
+	a, b, c, d, e, f := p.Get(), p.Get(), p.Get(), p.Get(), p.Get(), p.Get()
+	for _, x := range [][]byte{a, b, c, d, e, f} {
+		p.Put(x)
+	}
+	if p.Len() != 6 {
+		t.Fatalf("holds %d, want 6", p.Len())
+	}
+	p.expire() // a Get since the timer was armed: all stay
+	p.expire() // idle: down to the warm ones
+	if p.Len() != 4 {
+		t.Fatalf("holds %d after an idle period, want the 4 warmed", p.Len())
+	}
+	p.expire()
+	if p.Len() != 4 {
+		t.Fatalf("holds %d after two idle periods, want 4", p.Len())
+	}
+	p.Warm(100)
+	if p.Len() != 6 {
+		t.Fatalf("holds %d after Warm beyond the bound, want the bound 6", p.Len())
+	}
+
+	// The timer keeps them too.
+	p = New(64, 4, 10*time.Millisecond)
+	p.Warm(2)
+	time.Sleep(50 * time.Millisecond)
+	if p.Len() != 2 {
+		t.Fatalf("holds %d after its idle time, want the 2 warmed", p.Len())
+	}
+}

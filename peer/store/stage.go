@@ -21,6 +21,13 @@ const (
 
 var stageBufs = bufpool.New(stageBlock, stageBlocks, 10*time.Second)
 
+// WarmStaging faults in staging's blocks and keeps them for good (see
+// bufpool.Pool.Warm), and returns their bytes.
+func WarmStaging() int {
+	stageBufs.Warm(stageBlocks)
+	return stageBlocks * stageBlock
+}
+
 // stageSyncEvery: while a copy is written, it is fsynced in the background
 // each time this many more bytes went to it (one fsync at a time), so the
 // disk writes the copy out while the rest is read and hashed, and the
