@@ -281,7 +281,7 @@ func TestWarmBuffers(t *testing.T) {
 	b := newTestNode(t, "b", warm)
 	for name, want := range map[string]struct{ have, min int }{
 		"chunk":      {chunkBufs.Len(), maxInflight / chunkBufSize},
-		"line":       {lineBufs.Len(), writeLimit/wire.MaxLine + 4},
+		"line":       {lineBufs.Len(), maxLineBufs},
 		"read-ahead": {readAheadBufs.Len(), 3},
 	} {
 		if want.have < want.min {

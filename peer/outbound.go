@@ -110,7 +110,11 @@ func (s *session) sendLoop() {
 // blob does not allocate (and clear, and fault in) fresh megabytes for every
 // chunk. A chunk line is under wire.MaxLine, so it never outgrows one; it
 // keeps what a session's write queue holds, across collections.
-var lineBufs = bufpool.New(wire.MaxLine, 2*writeLimit/wire.MaxLine+8, bufIdle)
+var lineBufs = bufpool.New(wire.MaxLine, maxLineBufs, bufIdle)
+
+// maxLineBufs is how many chunk lines' buffers are kept: twice what a
+// write queue holds, and room for the lines being built and written.
+const maxLineBufs = 2*writeLimit/wire.MaxLine + 8
 
 func getLineBuf() []byte { return lineBufs.Get()[:0] }
 
