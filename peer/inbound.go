@@ -55,7 +55,7 @@ func (s *session) readLoop() {
 	var rx rxBlobs
 	var buf []byte // decode room for the next chunk's data
 	for {
-		raw, err := s.r.ReadLineTemp()
+		raw, err := s.r.ReadLineUnchecked() // DecodeTemp checks UTF-8
 		if err != nil {
 			var de *wire.DecodeError
 			switch {

@@ -146,7 +146,9 @@ func Decode(raw []byte) (Frame, error) {
 // Reader.ReadLineTemp): the frame keeps no reference to raw. A chunk line of
 // the shape Encode writes is decoded from raw directly, its data into buf
 // when cap(buf) is large enough (else into a new slice), and its Raw is nil;
-// any other line is decoded from a copy of raw, as Decode would.
+// any other line is decoded from a copy of raw, as Decode would. Like
+// Decode, it refuses invalid UTF-8 anywhere in raw (the chunk path accepts
+// only valid UTF-8 strings, ASCII around them and base64 data).
 func DecodeTemp(raw, buf []byte) (Frame, error) {
 	if c, ok := decodeChunkInto(raw, buf); ok {
 		return c, nil

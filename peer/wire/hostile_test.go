@@ -437,3 +437,46 @@ func TestReadLineStopsEarly(t *testing.T) {
 		t.Logf("prefix %q: read %d bytes (MaxLine+%d) before ErrTooLong", prefix, src.n, src.n-MaxLine)
 	}
 }
+
+// TestDecodeTempInvalidUTF8: the session reader skips the reader's UTF-8
+// check (ReadLineUnchecked) because DecodeTemp refuses invalid UTF-8
+// itself, on the chunk path too: a byte that breaks UTF-8 anywhere in a
+// chunk line (a string, the data, a key, around the object) is bad_frame,
+// "invalid UTF-8".
+func TestDecodeTempInvalidUTF8(t *testing.T) {
+	good, err := Encode(NewChunk(tID, tTS, "thr_abcdefgh", "blob_x", 0, bytes.Repeat([]byte("abc"), 1000), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeTemp(good, nil); err != nil {
+		t.Fatalf("the good line: %v", err)
+	}
+	s := string(good)
+	for _, at := range []string{`"blob_x`, `"thr_`, `"data":"`, `"data":"YWJj`, `"off`, `,"end"`, `{`} {
+		i := strings.Index(s, at)
+		if i < 0 {
+			t.Fatalf("%q not in the line", at)
+		}
+		for _, bad := range []string{"\xff", "\xc3", "\xe2\x82"} {
+			raw := []byte(s[:i+len(at)] + bad + s[i+len(at):])
+			_, err := DecodeTemp(raw, make([]byte, 4096))
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Code != CodeBadFrame || de.Msg != "invalid UTF-8" {
+				t.Errorf("%q after %q: err %v, want bad_frame invalid UTF-8", bad, at, err)
+			}
+		}
+	}
+	for _, tail := range []string{"\xff", " \xc3"} {
+		_, err := DecodeTemp([]byte(s+tail), nil)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Code != CodeBadFrame || de.Msg != "invalid UTF-8" {
+			t.Errorf("%q after the object: err %v, want bad_frame invalid UTF-8", tail, err)
+		}
+	}
+	// The reader without its check hands the line on as it is.
+	r := NewReader(strings.NewReader("\n \r\n{\"t\":\"\xff\"}\n"))
+	line, err := r.ReadLineUnchecked()
+	if err != nil || string(line) != "{\"t\":\"\xff\"}" {
+		t.Fatalf("ReadLineUnchecked: %q, %v", line, err)
+	}
+}

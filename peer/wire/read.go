@@ -70,6 +70,19 @@ func (r *Reader) ReadLineTemp() ([]byte, error) {
 	}
 }
 
+// ReadLineUnchecked is ReadLineTemp without the UTF-8 check, for a caller
+// that hands every line to Decode or DecodeTemp at once: they refuse
+// invalid UTF-8 themselves (bad_frame, "invalid UTF-8"), and the check
+// would read a chunk line's megabyte once more.
+func (r *Reader) ReadLineUnchecked() ([]byte, error) {
+	for {
+		line, err := r.readRaw()
+		if err != nil || !isBlank(line) {
+			return line, err
+		}
+	}
+}
+
 // isBlank reports whether b is only JSON white space. (firstNonSpace cannot
 // tell: it returns 0 for a line that starts with a NUL byte too.)
 func isBlank(b []byte) bool {
