@@ -31,10 +31,11 @@ type Pool struct {
 	free chan []byte
 
 	mu     sync.Mutex
-	unused [][]byte    // buffers of the last slab not handed out yet
-	used   bool        // a Get since the timer was armed
-	timer  *time.Timer // armed while the pool holds buffers
-	keep   int         // buffers an idle pool keeps (Warm)
+	unused [][]byte     // buffers of the last slab not handed out yet
+	used   bool         // a Get since the timer was armed
+	timer  *time.Timer  // armed while the pool holds buffers
+	keep   int          // buffers Warm made, which an idle pool keeps
+	mapped [][2]uintptr // address ranges of Warm's mapped memory
 }
 
 // New returns a pool of buffers of size bytes that keeps at most max of
@@ -87,24 +88,48 @@ func (p *Pool) Put(b []byte) {
 	p.mu.Unlock()
 }
 
-// Warm makes the pool hold at least n buffers (at most its bound) whose
-// memory is faulted in now, and keep that many for good, idle or not. It
-// is for a long-running process that would rather pay for the memory once,
-// up front, than on the first use after every idle period (see the package
-// comment). The buffers it touches are the next ones Get returns.
+// Warm makes the pool hold n more buffers (up to n in all that Warm made,
+// at most its bound) whose memory is faulted in now, and keep them for
+// good, idle or not. It is for a long-running process that would rather
+// pay for the memory once, up front, than on the first use after every
+// idle period (see the package comment). Where the system allows, their
+// memory is mapped outside the Go heap: buffers kept for good would
+// otherwise raise the collector's heap goal by their size (times GOGC)
+// and let every other allocation grow the heap that much further before a
+// collection, into fresh memory that costs what warming saves.
 func (p *Pool) Warm(n int) {
-	n = min(n, p.max)
 	p.mu.Lock()
-	p.keep = max(p.keep, n)
+	add := min(n, p.max) - p.keep
+	add = min(add, cap(p.free)-len(p.free))
+	if add <= 0 {
+		p.mu.Unlock()
+		return
+	}
+	p.keep += add
 	p.mu.Unlock()
-	bufs := make([][]byte, 0, n)
-	for len(bufs) < n {
-		bufs = append(bufs, p.Get())
+	bufs, mapped := mapSlab(p.size, add)
+	if bufs == nil {
+		bufs = slab(p.size, add)
+	} else {
+		p.mu.Lock()
+		p.mapped = append(p.mapped, mapped)
+		p.mu.Unlock()
 	}
 	for _, b := range bufs {
 		touch(b)
 		p.Put(b)
 	}
+}
+
+// warmed reports whether b is one of the buffers Warm mapped (p.mu held).
+func (p *Pool) warmed(b []byte) bool {
+	a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for _, m := range p.mapped {
+		if a >= m[0] && a < m[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // touch writes to every page of b, so the kernel backs it with memory now.
@@ -131,19 +156,21 @@ func (p *Pool) expire() {
 		return
 	}
 	p.timer = nil
+	p.unused = nil
 	if p.keep > 0 {
-		// What Warm asked for stays: the buffers of the pool's slabs
-		// not handed out, and kept ones beyond the count, go.
-		p.unused = nil
-		for len(p.free) > p.keep {
-			select {
-			case <-p.free:
-			default:
+		// What Warm made stays; buffers from the heap go. (Warm's are
+		// all mapped, or, where mapping failed, the first keep held.)
+		n := len(p.free)
+		kept := 0
+		for range n {
+			b := <-p.free
+			if (len(p.mapped) > 0 && p.warmed(b)) || (len(p.mapped) == 0 && kept < p.keep) {
+				p.free <- b
+				kept++
 			}
 		}
 		return
 	}
-	p.unused = nil
 	for {
 		select {
 		case <-p.free:
@@ -161,7 +188,14 @@ const hugePage = 2 << 20
 // 2 MiB-aligned part is advised for huge pages.
 func slab(size, n int) [][]byte {
 	stride := (size + 4095) &^ 4095
-	mem := make([]byte, stride*n+hugePage)
+	return cut(make([]byte, stride*n+hugePage), size, n)
+}
+
+// cut aligns mem to a huge page, advises it for huge pages and cuts n
+// buffers of size bytes from it, each page-aligned (mem must hold n
+// page-rounded buffers and a huge page more).
+func cut(mem []byte, size, n int) [][]byte {
+	stride := (size + 4095) &^ 4095
 	start := alignOffset(mem, hugePage)
 	mem = mem[start : start+stride*n]
 	adviseHuge(mem)
