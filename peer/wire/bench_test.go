@@ -45,6 +45,24 @@ func BenchmarkDecodeChunk512K(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeTempChunk512K is the fast path as the session reader uses
+// it: the data decoded into a buffer it reuses (no allocation).
+func BenchmarkDecodeTempChunk512K(b *testing.B) {
+	line := chunkLine(b)
+	buf := make([]byte, MaxChunkData+8)
+	b.SetBytes(MaxChunkData)
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := DecodeTemp(line, buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c := f.(*Chunk); &c.Data[0] != &buf[0] {
+			b.Fatal("not decoded into the buffer")
+		}
+	}
+}
+
 // BenchmarkDecodeChunk512KGeneral is the encoding/json path, for comparison.
 func BenchmarkDecodeChunk512KGeneral(b *testing.B) {
 	line := chunkLine(b)

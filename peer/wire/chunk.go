@@ -143,11 +143,9 @@ func decodeChunkInto(raw, buf []byte) (*Chunk, bool) {
 				return nil, false
 			}
 			enc := raw[i+1 : i+1+end]
-			if bytes.IndexByte(enc, '\\') >= 0 {
-				return nil, false
-			}
-			// decodeBase64 refuses the CR and LF encoding/base64 would skip:
-			// raw in a JSON string they make the line invalid.
+			// decodeBase64 refuses the CR and LF encoding/base64 would skip
+			// (raw in a JSON string they make the line invalid) and a
+			// backslash (an escape, legal JSON: the general path decodes it).
 			dl := base64.StdEncoding.DecodedLen(len(enc))
 			d := buf[:0]
 			if cap(d) < dl {

@@ -264,3 +264,37 @@ func FuzzChunkDecode(f *testing.F) {
 		checkChunkDifferential(t, raw)
 	})
 }
+
+// TestChunkDataEscaped: data written with JSON escapes (legal JSON; this
+// package never writes them) leaves the fast path and decodes the same,
+// through DecodeTemp too.
+func TestChunkDataEscaped(t *testing.T) {
+	want := []byte("any carnal pleasure")
+	plain, err := Encode(NewChunk(tID, tTS, "thr_9k2", "r", 0, want, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first data character is 'Y' ("YW55…"), written as \u0059.
+	line := bytes.Replace(plain, []byte(`"data":"Y`), []byte(`"data":"\u0059`), 1)
+	if bytes.Equal(line, plain) {
+		t.Fatal("no replacement")
+	}
+	if _, ok := decodeChunkFast(line); ok {
+		t.Fatal("an escape took the fast path")
+	}
+	checkChunkDifferential(t, line)
+	f, err := DecodeTemp(line, make([]byte, 64))
+	if err != nil || !bytes.Equal(f.(*Chunk).Data, want) {
+		t.Fatalf("\\u0059: %v, %+v", err, f)
+	}
+	// An escaped slash: base64 of 0xff 0xff 0xff is "////".
+	raw, err := Encode(NewChunk(tID, tTS, "thr_9k2", "r", 0, []byte{0xff, 0xff, 0xff}, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = bytes.Replace(raw, []byte(`"////"`), []byte(`"\/\/\/\/"`), 1)
+	f, err = DecodeTemp(line, nil)
+	if err != nil || !bytes.Equal(f.(*Chunk).Data, []byte{0xff, 0xff, 0xff}) {
+		t.Fatalf(`\/: %v, %+v`, err, f)
+	}
+}
