@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -295,4 +297,141 @@ func TestWarmBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBlob(t, a, b, blobRef(t, a, r), data)
+}
+
+// TestBlobRepeatOfUnstoredChunk: a chunk the reader skips as a repeat of
+// bytes on their way is written at its commit when those bytes were not
+// stored after all (here the first copy came under an id already used, so
+// it was dropped as a duplicate): the blob completes with the right bytes,
+// and the peer gets no err.
+func TestBlobRepeatOfUnstoredChunk(t *testing.T) {
+	a := newTestNode(t, "a")
+	p := dialRaw(t, a)
+	p.handshake()
+	th := wire.NewThread()
+	data := make([]byte, 2*wire.MaxChunkData)
+	rand.Read(data)
+	sum := sha256.Sum256(data)
+	ref := "blob_" + wire.NewNonce(8)
+	msgID := p.ids.New()
+	p.line(p.obj(wire.TypeMsg, map[string]any{"id": msgID, "th": th, "parts": []json.RawMessage{
+		wire.BlobPart(ref, "f.bin", "application/octet-stream", int64(len(data)), hex.EncodeToString(sum[:]))}}))
+	chunk := func(id string, off int, b []byte, end bool) {
+		line, err := wire.Encode(wire.NewChunk(id, wire.FormatTime(time.Now()), th, ref, int64(off), b, end))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.line(line)
+	}
+	// Under the msg's id (a duplicate, not stored), with other bytes.
+	chunk(msgID, 0, make([]byte, wire.MaxChunkData), false)
+	chunk(p.ids.New(), 0, data[:wire.MaxChunkData], false)
+	last := p.ids.New()
+	chunk(last, wire.MaxChunkData, data[wire.MaxChunkData:], true)
+	if errs := p.expectAck(th, last, ""); len(errs) > 0 {
+		t.Fatalf("errs: %+v", errs)
+	}
+	var info BlobInfo
+	for _, x := range mustBlobs(t, a) {
+		if x.Ref == ref {
+			info = x
+		}
+	}
+	if !info.Complete || info.Corrupt {
+		t.Fatalf("blob: complete=%v corrupt=%v received %d of %d", info.Complete, info.Corrupt, info.Received, len(data))
+	}
+	rc, _, err := a.OpenBlob(p.priv.Public().String(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if !bytes.Equal(got, data) {
+		t.Fatal("blob bytes differ")
+	}
+}
+
+// TestBlobDuplicateChunkWritten: a duplicate chunk line whose bytes the
+// reader wrote over bytes the blob holds (it could not tell: another
+// session, or a blob it forgot) leaves the blob's sum to the file, so a
+// duplicate with other bytes ends corrupt, not complete over a file that
+// differs from its sha256. The lines go straight to storeInbound, as the
+// reader's commit would.
+func TestBlobDuplicateChunkWritten(t *testing.T) {
+	for _, same := range []bool{true, false} {
+		a := newTestNode(t, "a")
+		k, err := key.NewPrivate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &session{peer: k.Public(), peerS: k.Public().String()}
+		var ids wire.IDGen
+		th, ref := wire.NewThread(), "blob_dup"
+		data := make([]byte, 2*wire.MaxChunkData)
+		rand.Read(data)
+		sum := sha256.Sum256(data)
+		file := store.InBlobFile(s.peer, ref)
+		store1 := func(line []byte, written bool) {
+			t.Helper()
+			f, err := wire.Decode(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = a.runCtx(context.Background(), func(tx *store.Tx) error {
+				var res inResult
+				if err := a.storeInbound(tx, s, f, nil, false, written, &res); err != nil {
+					return err
+				}
+				if res.badCode != "" {
+					t.Fatalf("%s: %s", res.badCode, res.badMsg)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		chunk := func(id string, off int, b []byte, end bool) []byte {
+			line, err := wire.Encode(wire.NewChunk(id, wire.FormatTime(time.Now()), th, ref, int64(off), b, end))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return line
+		}
+		write := func(off int, b []byte) {
+			t.Helper()
+			if err := a.db.WriteBlobAt(file, int64(off), b); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.db.SyncBlob(file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msg, err := wire.Encode(&wire.Msg{Head: wire.Head{T: wire.TypeMsg, ID: ids.New(), TS: wire.FormatTime(time.Now()), Th: th},
+			Parts: []json.RawMessage{wire.BlobPart(ref, "f.bin", "application/octet-stream", int64(len(data)), hex.EncodeToString(sum[:]))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store1(msg, false)
+		first := ids.New()
+		write(0, data[:wire.MaxChunkData])
+		store1(chunk(first, 0, data[:wire.MaxChunkData], false), true)
+		other := data[:wire.MaxChunkData]
+		if !same {
+			other = make([]byte, wire.MaxChunkData)
+		}
+		write(0, other) // the duplicate's bytes, written by a reader that could not tell
+		store1(chunk(first, 0, other, false), true)
+		write(wire.MaxChunkData, data[wire.MaxChunkData:])
+		store1(chunk(ids.New(), wire.MaxChunkData, data[wire.MaxChunkData:], true), true)
+		var info BlobInfo
+		for _, x := range mustBlobs(t, a) {
+			if x.Ref == ref {
+				info = x
+			}
+		}
+		if same && (!info.Complete || info.Corrupt) || !same && (info.Complete || !info.Corrupt) {
+			t.Fatalf("same bytes %v: complete=%v corrupt=%v", same, info.Complete, info.Corrupt)
+		}
+	}
 }

@@ -66,17 +66,21 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 	case end > b.Size:
 		b.Corrupt = true
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
-	case !written && !b.Holds(c.Off, end):
-		// Skipped as a repeat of bytes on their way, whose own line then
-		// failed: they are not in the file. The sender sends the chunk
-		// again after a reconnect.
-		return fmt.Errorf("chunk %s at %d: bytes not stored (the line they repeated failed)", c.Ref, c.Off)
 	default:
-		if written && b.Holds(c.Off, end) {
+		switch held := b.Holds(c.Off, end); {
+		case written && held:
 			// Written over bytes already hashed: the file decides at the end.
 			if err := n.db.Rewritten(b); err != nil {
 				return err
 			}
+		case !written && !held:
+			// The reader took it for a repeat of bytes on their way that
+			// did not get stored after all (their line failed, or was a
+			// duplicate): write them now, durable before this commit.
+			if err := n.db.WriteBlobAt(b.File, c.Off, c.Data); err != nil {
+				return err
+			}
+			n.commit.syncBeforeCommit(b.File)
 		}
 		data := c.Data
 		if gone {
@@ -91,6 +95,20 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 	}
 	res.blob = blobInfo(b)
 	return nil
+}
+
+// dupChunk handles a chunk whose line is a duplicate (already stored
+// under its id): if its bytes were written to the file anyway, over bytes
+// the blob holds, the file decides the blob's sum (store.DB.Rewritten).
+func (n *Node) dupChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk) error {
+	b, ok := tx.Blob("in", peer, c.Ref)
+	if !ok || b.Corrupt || !b.Holds(c.Off, c.Off+int64(len(c.Data))) {
+		return nil
+	}
+	if err := n.db.Rewritten(b); err != nil {
+		return err
+	}
+	return tx.PutBlob(b)
 }
 
 func blobInfo(b *store.Blob) *BlobInfo {

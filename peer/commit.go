@@ -59,9 +59,33 @@ type commitLoop struct {
 	wake   map[key.PublicKey]bool
 	events []Event
 	lastID string // newest id this node made in the batch (meta last_id)
+	// late: blob files written inside the batch's transaction (rare: see
+	// storeChunk), fsynced before it commits.
+	late map[string]bool
 	// presence: the batch changed what this node's presence document
 	// shows; the document is rebuilt after the commit, so it sees it.
 	presence bool
+}
+
+// syncBeforeCommit has the blob file rel fsynced before the current batch
+// commits. Call it only from inside an op's fn.
+func (c *commitLoop) syncBeforeCommit(rel string) {
+	if c.late == nil {
+		c.late = map[string]bool{}
+	}
+	c.late[rel] = true
+}
+
+// syncLate fsyncs the files syncBeforeCommit named (inside the transaction,
+// before its commit).
+func (c *commitLoop) syncLate() error {
+	defer clear(c.late)
+	for f := range c.late {
+		if err := c.n.db.SyncBlob(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // presenceAfter marks the current batch as changing the presence document.
@@ -210,10 +234,14 @@ func (c *commitLoop) commit(batch []*op) {
 	c.events = c.events[:0]
 	c.lastID = ""
 	err := db.Update(func(tx *store.Tx) error {
+		clear(c.late)
 		for _, o := range ready {
 			if err := o.exec(tx); err != nil {
 				return err
 			}
+		}
+		if err := c.syncLate(); err != nil {
+			return err
 		}
 		return c.putLastID(tx)
 	})
@@ -225,7 +253,11 @@ func (c *commitLoop) commit(batch []*op) {
 			c.events = c.events[:0]
 			c.lastID = ""
 			err := db.Update(func(tx *store.Tx) error {
+				clear(c.late)
 				if err := o.exec(tx); err != nil {
+					return err
+				}
+				if err := c.syncLate(); err != nil {
 					return err
 				}
 				return c.putLastID(tx)

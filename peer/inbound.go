@@ -361,6 +361,9 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 	if tx.Received(peer, h.Th, h.ID) {
 		res.dup = true
 		res.of = tx.LastSeen(peer, h.Th)
+		if c, ok := f.(*wire.Chunk); ok && written {
+			return n.dupChunk(tx, peer, c)
+		}
 		return nil
 	}
 	now := n.now()
