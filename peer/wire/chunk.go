@@ -138,24 +138,28 @@ func decodeChunkInto(raw, buf []byte) (*Chunk, bool) {
 			if i >= len(raw) || raw[i] != '"' {
 				return nil, false
 			}
-			end := bytes.IndexByte(raw[i+1:], '"')
-			if end < 0 {
-				return nil, false
-			}
-			enc := raw[i+1 : i+1+end]
 			// decodeBase64 refuses the CR and LF encoding/base64 would skip
-			// (raw in a JSON string they make the line invalid) and a
-			// backslash (an escape, legal JSON: the general path decodes it).
-			dl := base64.StdEncoding.DecodedLen(len(enc))
-			d := buf[:0]
-			if cap(d) < dl {
-				d = make([]byte, dl)
+			// (raw in a JSON string they make the line invalid), a
+			// backslash (an escape, legal JSON: the general path decodes
+			// it) and a quote. So when the line ends as Encode ends it (the
+			// "end" member right after the data), the string's end is taken
+			// from there without a scan for it: decoding what lies before
+			// that tail succeeds only if it holds no quote, and then the
+			// tail's quote is the first one.
+			end := dataTail(raw, i+1)
+			d, ok := decodeData(raw, i+1, end, buf)
+			if !ok && end >= 0 {
+				end = -1
 			}
-			n, err := decodeBase64(d[:dl], enc)
-			if err != nil {
-				return nil, false
+			if end < 0 {
+				if end = bytes.IndexByte(raw[i+1:], '"'); end < 0 {
+					return nil, false
+				}
+				if d, ok = decodeData(raw, i+1, end, buf); !ok {
+					return nil, false
+				}
 			}
-			c.Data, bit, i = d[:n], 32, i+1+end+1
+			c.Data, bit, i = d, 32, i+1+end+1
 		case "end":
 			switch {
 			case bytes.HasPrefix(raw[i:], []byte("true")):
@@ -197,6 +201,44 @@ func decodeChunkInto(raw, buf []byte) (*Chunk, bool) {
 		return nil, false
 	}
 	return c, true
+}
+
+// Encode's line tails after the data string.
+var (
+	tailEndTrue  = []byte(`","end":true}`)
+	tailEndFalse = []byte(`","end":false}`)
+)
+
+// dataTail returns the length of the data string that starts at raw[from]
+// if the line ends as Encode ends it (trailing white space aside), else -1.
+func dataTail(raw []byte, from int) int {
+	t := bytes.TrimRight(raw, " \t\r")
+	for _, tail := range [][]byte{tailEndTrue, tailEndFalse} {
+		if bytes.HasSuffix(t, tail) && len(t)-len(tail) >= from {
+			return len(t) - len(tail) - from
+		}
+	}
+	return -1
+}
+
+// decodeData decodes the n base64 characters at raw[from:] into buf when
+// it has the room (else a new slice); ok is false when they are not valid
+// base64 (or n is negative).
+func decodeData(raw []byte, from, n int, buf []byte) ([]byte, bool) {
+	if n < 0 {
+		return nil, false
+	}
+	enc := raw[from : from+n]
+	dl := base64.StdEncoding.DecodedLen(len(enc))
+	d := buf[:0]
+	if cap(d) < dl {
+		d = make([]byte, dl)
+	}
+	m, err := decodeBase64(d[:dl], enc)
+	if err != nil {
+		return nil, false
+	}
+	return d[:m], true
 }
 
 // fastString reads a JSON string at raw[i] with no escapes and no control

@@ -89,6 +89,17 @@ func chunkVariants() []string {
 	return []string{
 		c(`,"ref":"blob_44","off":0,"data":"SGVsbG8=","end":false`),
 		c(`,"ref":"blob_44","off":0,"data":"","end":true`),
+		// The data string's end taken from Encode's tail, and lines that
+		// end like it without being it (the data not right before "end").
+		c(`,"ref":"blob_44","off":0,"data":"SGVsbG8=","end":true`) + " \t\r",
+		c(`,"off":0,"data":"SGVsbG8=","ref":"blob_44","end":true`),
+		c(`,"off":0,"data":"SGVsbG8=","ref":"","end":false`),
+		c(`,"off":0,"data":"SGVs","ref":"bG8=","end":true`),
+		c(`,"ref":"blob_44","off":0,"end":true,"data":"SGVsbG8="`),
+		c(`,"ref":"blob_44","off":0,"data":"SGVsbG8=","end":true","end":true`),
+		c(`,"ref":"blob_44","off":0,"data":"SGVsbG8=\",\"end\":true`),
+		`{"t":"chunk","data":"","end":true}`,
+		`{"t":"chunk","data":","end":true}`,
 		c(`,"ref":"blob_44","off":0,"data":"SGVsbG8="`),               // no end
 		c(`,"ref":"blob_44","data":"SGVsbG8=","end":false`),           // no off
 		c(`,"ref":"blob_44","off":0,"end":false`),                     // no data
@@ -296,5 +307,27 @@ func TestChunkDataEscaped(t *testing.T) {
 	f, err = DecodeTemp(line, nil)
 	if err != nil || !bytes.Equal(f.(*Chunk).Data, []byte{0xff, 0xff, 0xff}) {
 		t.Fatalf(`\/: %v, %+v`, err, f)
+	}
+}
+
+// TestDataTail: on lines as Encode writes them, the data string's length
+// comes from the tail (no scan); on others dataTail says it cannot tell.
+func TestDataTail(t *testing.T) {
+	for _, end := range []bool{false, true} {
+		data := bytes.Repeat([]byte{1, 2, 3}, 1000)
+		raw, err := Encode(NewChunk(tID, tTS, "thr_9k2", "r", 0, data, end))
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := bytes.Index(raw, []byte(`"data":"`)) + len(`"data":"`)
+		want := bytes.IndexByte(raw[from:], '"')
+		for _, trail := range []string{"", "\r", " \t"} {
+			if got := dataTail(append(append([]byte(nil), raw...), trail...), from); got != want {
+				t.Errorf("end %v, trailing %q: %d, want %d", end, trail, got, want)
+			}
+		}
+	}
+	if got := dataTail([]byte(`{"t":"chunk","data":"QUJD","end":true,"x":1}`), 21); got != -1 {
+		t.Errorf("another tail: %d, want -1", got)
 	}
 }
