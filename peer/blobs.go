@@ -212,7 +212,16 @@ func (n *Node) stageBlob(bf BlobFile) (*stagedBlob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer: blob: %w", err)
 	}
+	name := bf.Name
+	if name == "" {
+		name = filepath.Base(bf.Path)
+	}
+	// The first lookup loads the system's MIME tables (a few ms): alongside
+	// the copy, which waits for the disk.
+	mimeType := make(chan string, 1)
+	go func() { mimeType <- blobMime(bf.Mime, name) }()
 	size, sum, err := store.CopySync(dst, src)
+	mt := <-mimeType
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
@@ -220,18 +229,19 @@ func (n *Node) stageBlob(bf BlobFile) (*stagedBlob, error) {
 		os.Remove(abs)
 		return nil, fmt.Errorf("peer: blob %s: %w", bf.Path, err)
 	}
-	name := bf.Name
-	if name == "" {
-		name = filepath.Base(bf.Path)
-	}
-	mt := bf.Mime
-	if mt == "" {
-		mt = mime.TypeByExtension(filepath.Ext(name))
-		if mt == "" {
-			mt = "application/octet-stream"
-		}
-	}
 	return &stagedBlob{ref: ref, name: name, mime: mt, sha: hex.EncodeToString(sum[:]), size: size, file: rel}, nil
+}
+
+// blobMime is the MIME type given, else the one name's extension implies,
+// else application/octet-stream.
+func blobMime(given, name string) string {
+	if given != "" {
+		return given
+	}
+	if mt := mime.TypeByExtension(filepath.Ext(name)); mt != "" {
+		return mt
+	}
+	return "application/octet-stream"
 }
 
 // queueBlob records a staged blob and queues its chunks after the msg that
