@@ -249,18 +249,7 @@ func TestBlobChunksOutOfOrder(t *testing.T) {
 				}
 				return
 			}
-			if !info.Complete || info.Corrupt {
-				t.Fatalf("blob: complete=%v corrupt=%v received %d of %d", info.Complete, info.Corrupt, info.Received, total)
-			}
-			rc, _, err := a.OpenBlob(p.priv.Public().String(), ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(rc)
-			rc.Close()
-			if !bytes.Equal(got, data) {
-				t.Fatalf("blob bytes differ (%d of %d)", len(got), len(data))
-			}
+			wantStored(t, a, p.priv.Public().String(), ref, data)
 		})
 	}
 }
@@ -331,8 +320,15 @@ func TestBlobRepeatOfUnstoredChunk(t *testing.T) {
 	if errs := p.expectAck(th, last, ""); len(errs) > 0 {
 		t.Fatalf("errs: %+v", errs)
 	}
+	wantStored(t, a, p.priv.Public().String(), ref, data)
+}
+
+// wantStored checks that n holds blob ref from the key from complete and
+// intact, with the bytes data.
+func wantStored(t *testing.T, n *testNode, from, ref string, data []byte) {
+	t.Helper()
 	var info BlobInfo
-	for _, x := range mustBlobs(t, a) {
+	for _, x := range mustBlobs(t, n) {
 		if x.Ref == ref {
 			info = x
 		}
@@ -340,14 +336,14 @@ func TestBlobRepeatOfUnstoredChunk(t *testing.T) {
 	if !info.Complete || info.Corrupt {
 		t.Fatalf("blob: complete=%v corrupt=%v received %d of %d", info.Complete, info.Corrupt, info.Received, len(data))
 	}
-	rc, _, err := a.OpenBlob(p.priv.Public().String(), ref)
+	rc, _, err := n.OpenBlob(from, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(rc)
 	rc.Close()
 	if !bytes.Equal(got, data) {
-		t.Fatal("blob bytes differ")
+		t.Fatalf("blob bytes differ (%d of %d)", len(got), len(data))
 	}
 }
 
