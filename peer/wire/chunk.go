@@ -148,13 +148,8 @@ func decodeChunkInto(raw, buf []byte) (*Chunk, bool) {
 			// tail's quote is the first one.
 			end := dataTail(raw, i+1)
 			d, ok := decodeData(raw, i+1, end, buf)
-			if !ok && end >= 0 {
-				end = -1
-			}
-			if end < 0 {
-				if end = bytes.IndexByte(raw[i+1:], '"'); end < 0 {
-					return nil, false
-				}
+			if !ok {
+				end = bytes.IndexByte(raw[i+1:], '"')
 				if d, ok = decodeData(raw, i+1, end, buf); !ok {
 					return nil, false
 				}

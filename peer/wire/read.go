@@ -55,19 +55,14 @@ func (r *Reader) ReadLine() ([]byte, error) {
 // ReadLineTemp is ReadLine without the copy: the line is valid only until
 // the next call (for a caller that decodes it at once; see DecodeTemp).
 func (r *Reader) ReadLineTemp() ([]byte, error) {
-	for {
-		line, err := r.readRaw()
-		if err != nil {
-			return nil, err
-		}
-		if isBlank(line) {
-			continue
-		}
-		if !utf8.Valid(line) {
-			return nil, badFrame("invalid UTF-8")
-		}
-		return line, nil
+	line, err := r.ReadLineUnchecked()
+	if err != nil {
+		return nil, err
 	}
+	if !utf8.Valid(line) {
+		return nil, badFrame("invalid UTF-8")
+	}
+	return line, nil
 }
 
 // ReadLineUnchecked is ReadLineTemp without the UTF-8 check, for a caller
@@ -77,8 +72,11 @@ func (r *Reader) ReadLineTemp() ([]byte, error) {
 func (r *Reader) ReadLineUnchecked() ([]byte, error) {
 	for {
 		line, err := r.readRaw()
-		if err != nil || !isBlank(line) {
-			return line, err
+		if err != nil {
+			return nil, err
+		}
+		if !isBlank(line) {
+			return line, nil
 		}
 	}
 }
