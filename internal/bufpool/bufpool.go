@@ -31,11 +31,10 @@ type Pool struct {
 	free chan []byte
 
 	mu     sync.Mutex
-	unused [][]byte     // buffers of the last slab not handed out yet
-	used   bool         // a Get since the timer was armed
-	timer  *time.Timer  // armed while the pool holds buffers
-	keep   int          // buffers Warm made, which an idle pool keeps
-	mapped [][2]uintptr // address ranges of Warm's mapped memory
+	unused [][]byte       // buffers of the last slab not handed out yet
+	used   bool           // a Get since the timer was armed
+	timer  *time.Timer    // armed while the pool holds buffers
+	warm   map[*byte]bool // the buffers Warm made (by first byte), which an idle pool keeps
 }
 
 // New returns a pool of buffers of size bytes that keeps at most max of
@@ -99,38 +98,31 @@ func (p *Pool) Put(b []byte) {
 // collection, into fresh memory that costs what warming saves.
 func (p *Pool) Warm(n int) {
 	p.mu.Lock()
-	add := min(n, p.max) - p.keep
+	add := min(n, p.max) - len(p.warm)
 	add = min(add, cap(p.free)-len(p.free))
 	if add <= 0 {
 		p.mu.Unlock()
 		return
 	}
-	p.keep += add
-	p.mu.Unlock()
-	bufs, mapped := mapSlab(p.size, add)
+	if p.warm == nil {
+		p.warm = map[*byte]bool{}
+	}
+	bufs := mapSlab(p.size, add)
 	if bufs == nil {
 		bufs = slab(p.size, add)
-	} else {
-		p.mu.Lock()
-		p.mapped = append(p.mapped, mapped)
-		p.mu.Unlock()
 	}
+	for _, b := range bufs {
+		p.warm[unsafe.SliceData(b)] = true
+	}
+	p.mu.Unlock()
 	for _, b := range bufs {
 		touch(b)
 		p.Put(b)
 	}
 }
 
-// warmed reports whether b is one of the buffers Warm mapped (p.mu held).
-func (p *Pool) warmed(b []byte) bool {
-	a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	for _, m := range p.mapped {
-		if a >= m[0] && a < m[1] {
-			return true
-		}
-	}
-	return false
-}
+// warmed reports whether b is one of the buffers Warm made (p.mu held).
+func (p *Pool) warmed(b []byte) bool { return p.warm[unsafe.SliceData(b)] }
 
 // touch writes to every page of b, so the kernel backs it with memory now.
 func touch(b []byte) {
@@ -157,16 +149,23 @@ func (p *Pool) expire() {
 	}
 	p.timer = nil
 	p.unused = nil
-	if p.keep > 0 {
-		// What Warm made stays; buffers from the heap go. (Warm's are
-		// all mapped, or, where mapping failed, the first keep held.)
-		n := len(p.free)
-		kept := 0
-		for range n {
-			b := <-p.free
-			if (len(p.mapped) > 0 && p.warmed(b)) || (len(p.mapped) == 0 && kept < p.keep) {
-				p.free <- b
-				kept++
+	if len(p.warm) > 0 {
+		// What Warm made stays; the other buffers go. Get and Put do not
+		// take p.mu to reach free, so neither side may block here.
+		for range len(p.free) {
+			var b []byte
+			select {
+			case b = <-p.free:
+			default:
+				return
+			}
+			if !p.warmed(b) {
+				continue
+			}
+			select {
+			case p.free <- b:
+			default: // filled meanwhile: this one goes, and Warm may make it again
+				delete(p.warm, unsafe.SliceData(b))
 			}
 		}
 		return
@@ -187,21 +186,26 @@ const hugePage = 2 << 20
 // never runs into the next), page-aligned, cut from one allocation whose
 // 2 MiB-aligned part is advised for huge pages.
 func slab(size, n int) [][]byte {
-	stride := (size + 4095) &^ 4095
-	return cut(make([]byte, stride*n+hugePage), size, n)
+	return cut(make([]byte, slabLen(size, n)), size, n)
 }
 
-// cut aligns mem to a huge page, advises it for huge pages and cuts n
-// buffers of size bytes from it, each page-aligned (mem must hold n
-// page-rounded buffers and a huge page more).
+// stride is a buffer's size rounded up to whole pages.
+func stride(size int) int { return (size + 4095) &^ 4095 }
+
+// slabLen is the memory a slab of n buffers of size bytes needs: n
+// page-rounded buffers and a huge page more, to align them to one.
+func slabLen(size, n int) int { return stride(size)*n + hugePage }
+
+// cut aligns mem (slabLen(size, n) bytes) to a huge page, advises it for
+// huge pages and cuts n page-aligned buffers of size bytes from it.
 func cut(mem []byte, size, n int) [][]byte {
-	stride := (size + 4095) &^ 4095
+	st := stride(size)
 	start := alignOffset(mem, hugePage)
-	mem = mem[start : start+stride*n]
+	mem = mem[start : start+st*n]
 	adviseHuge(mem)
 	out := make([][]byte, n)
 	for i := range out {
-		out[i] = mem[i*stride : i*stride+size : i*stride+size]
+		out[i] = mem[i*st : i*st+size : i*st+size]
 	}
 	return out
 }
