@@ -77,9 +77,8 @@ func (c *commitLoop) syncBeforeCommit(rel string) {
 }
 
 // syncLate fsyncs the files syncBeforeCommit named (inside the transaction,
-// before its commit).
+// before its commit; each transaction clears the set when it begins).
 func (c *commitLoop) syncLate() error {
-	defer clear(c.late)
 	for f := range c.late {
 		if err := c.n.db.SyncBlob(f); err != nil {
 			return err

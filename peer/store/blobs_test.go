@@ -53,10 +53,7 @@ func (f *blobFixture) apply(t *testing.T, off, n int, data []byte, end bool, abo
 		if !ok {
 			t.Fatal("blob record missing")
 		}
-		if err := f.db.WriteBlobAt(b.File, int64(off), data); err != nil {
-			return err
-		}
-		if err := f.db.SyncBlob(b.File); err != nil {
+		if err := f.db.writeSynced(b.File, off, data); err != nil {
 			return err
 		}
 		if err := f.db.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
@@ -108,6 +105,15 @@ func (f *blobFixture) wantCorrupt(t *testing.T) {
 }
 
 const chunk = 1000
+
+// writeSynced writes data at off in the blob file rel and fsyncs it, as the
+// node does before a chunk's commit.
+func (db *testDB) writeSynced(rel string, off int, data []byte) error {
+	if err := db.WriteBlobAt(rel, int64(off), data); err != nil {
+		return err
+	}
+	return db.SyncBlob(rel)
+}
 
 func TestBlobInOrder(t *testing.T) {
 	for _, withSha := range []bool{true, false} {
@@ -322,10 +328,7 @@ func TestApplyChunkHashed(t *testing.T) {
 		state = after
 		err := f.db.Update(func(tx *Tx) error {
 			b, _ := tx.Blob("in", f.peer, f.ref)
-			if err := f.db.WriteBlobAt(b.File, int64(off), d); err != nil {
-				return err
-			}
-			if err := f.db.SyncBlob(b.File); err != nil {
+			if err := f.db.writeSynced(b.File, off, d); err != nil {
 				return err
 			}
 			given := d
@@ -461,10 +464,7 @@ func (f *blobFixture) rewrite(t *testing.T, off, n int, end bool, same bool) {
 	}
 	err := f.db.Update(func(tx *Tx) error {
 		b, _ := tx.Blob("in", f.peer, f.ref)
-		if err := f.db.WriteBlobAt(b.File, int64(off), data); err != nil {
-			return err
-		}
-		if err := f.db.SyncBlob(b.File); err != nil {
+		if err := f.db.writeSynced(b.File, off, data); err != nil {
 			return err
 		}
 		if !b.Holds(int64(off), int64(off+n)) {
