@@ -273,7 +273,7 @@ func (rt *services) start(ctx context.Context, c startConfig) (app.Backend, erro
 		c.log.Info("created a new identity", "key", priv.Public().String(), "where", st.Location())
 	}
 	// WarmBuffers stays off, unlike `awp run`: a desktop app should not
-	// hold 72 MiB for blob transfers that may never come (docs/protocol.md
+	// hold 76 MiB for blob transfers that may never come (docs/protocol.md
 	// "Warm buffers").
 	n, err := peer.New(peer.Config{Key: priv, DataDir: c.dir, Listen: c.listen, Logger: c.log.With("component", "peer")})
 	if err != nil {

@@ -274,11 +274,13 @@ func TestWarmBuffers(t *testing.T) {
 		"chunk":      {chunkBufs.Len(), maxInflight / chunkBufSize},
 		"line":       {lineBufs.Len(), maxLineBufs},
 		"read-ahead": {readAheadBufs.Len(), 3},
+		"read":       {readBufs.Len(), 2},
 	} {
 		if want.have < want.min {
 			t.Errorf("%s buffers: the pool holds %d after a warm start, want at least %d", name, want.have, want.min)
 		}
 	}
+	reads := readBufs.Len()
 	connect(t, a, b)
 	p, data := writeRandom(t, 5<<20+3)
 	r, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
@@ -286,6 +288,13 @@ func TestWarmBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBlob(t, a, b, blobRef(t, a, r), data)
+	// b's session read its chunk lines into a buffer from the pool (a's
+	// reads only short lines), and gives it back when it ends.
+	if got := readBufs.Len(); got != reads-1 {
+		t.Errorf("read buffers during the session: %d in the pool, want %d", got, reads-1)
+	}
+	b.Close()
+	eventually(t, "the read buffer back in the pool", func() bool { return readBufs.Len() == reads })
 }
 
 // TestBlobRepeatOfUnstoredChunk: a chunk the reader skips as a repeat of

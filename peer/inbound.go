@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/bufpool"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -49,7 +50,16 @@ func (b *budget) release(n int) {
 	b.mu.Unlock()
 }
 
+// readBufs holds session readers' large buffers (wire.Reader.SetGrow):
+// a session that receives a blob reads its chunk lines into one.
+var readBufs = bufpool.New(wire.ReadBufMax, 8, bufIdle)
+
 func (s *session) readLoop() {
+	defer func() {
+		if b := s.r.TakeBuffer(); b != nil {
+			readBufs.Put(b)
+		}
+	}()
 	hs := chunkWorker{n: s.n}
 	defer hs.stop()
 	var rx rxBlobs

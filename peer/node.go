@@ -69,7 +69,7 @@ type Config struct {
 	NoSync bool
 
 	// WarmBuffers makes Start fault in the buffers blob transfers use
-	// (about 72 MiB) and keep them for the life of the process, so no
+	// (about 76 MiB) and keep them for the life of the process, so no
 	// transfer pays for fresh memory: otherwise they are made on first
 	// use and let go after 10 s unused. Fresh memory is dear where the
 	// host takes back what a VM frees (here 17% of both nodes' CPU in a

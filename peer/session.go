@@ -53,6 +53,7 @@ func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.H
 	s := &session{n: n, c: c, r: r, peer: pk, peerS: pk.String(), hello: h, resume: res, dialAddr: dialAddr, early: early,
 		acks: map[string]string{}, started: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(n.ctx)
+	r.SetGrow(readBufs.Get) // returned when the read loop ends
 	s.wq.init(writeLimit)
 	s.lastRecv.Store(time.Now().UnixNano())
 	s.lastSent.Store(time.Now().UnixNano())

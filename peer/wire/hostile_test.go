@@ -438,6 +438,70 @@ func TestReadLineStopsEarly(t *testing.T) {
 	}
 }
 
+// TestReaderGrow: a long line takes the reader to the buffer SetGrow's
+// function supplies, once, in one step; short lines never do; TakeBuffer
+// hands that buffer back (and only that one). A function that returns too
+// small a buffer is ignored.
+func TestReaderGrow(t *testing.T) {
+	long := padLine(700 << 10)
+	short := `{"t":"a"}`
+	for _, c := range []struct {
+		name      string
+		in        []byte
+		size      int // of the buffers get returns
+		wantGets  int
+		wantTaken bool
+	}{
+		{"short lines only", cat(short, "\n", padLine(20<<10), "\n", short, "\n"), ReadBufMax, 0, false},
+		{"one long line among short", cat(short, "\n", long, "\n", short, "\n", long, "\n"), ReadBufMax, 1, true},
+		{"grown by doubling first", cat(padLine(20<<10), "\n", padLine(100<<10), "\n", long, "\n"), ReadBufMax, 1, true},
+		{"too small a buffer", cat(long, "\n", long, "\n"), 1 << 20, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, half := range []bool{false, true} {
+				var src io.Reader = bytes.NewReader(c.in)
+				if half {
+					src = iotest.HalfReader(src)
+				}
+				r := NewReader(src)
+				var given []*byte
+				r.SetGrow(func() []byte {
+					b := make([]byte, c.size)
+					given = append(given, &b[0])
+					return b
+				})
+				var got []byte
+				for {
+					l, err := r.ReadLine()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatalf("half=%v: %v", half, err)
+					}
+					got = append(append(got, l...), '\n')
+				}
+				if !bytes.Equal(got, c.in) {
+					t.Errorf("half=%v: lines read differ from the input", half)
+				}
+				if len(given) != c.wantGets {
+					t.Errorf("half=%v: grow called %d times, want %d", half, len(given), c.wantGets)
+				}
+				b := r.TakeBuffer()
+				if (b != nil) != c.wantTaken {
+					t.Fatalf("half=%v: TakeBuffer = %d bytes, want one: %v", half, len(b), c.wantTaken)
+				}
+				if b != nil && &b[0] != given[0] {
+					t.Errorf("half=%v: TakeBuffer returned another buffer than grow gave", half)
+				}
+				if r.TakeBuffer() != nil {
+					t.Errorf("half=%v: a second TakeBuffer returned a buffer", half)
+				}
+			}
+		})
+	}
+}
+
 // TestDecodeTempInvalidUTF8: the session reader skips the reader's UTF-8
 // check (ReadLineUnchecked) because DecodeTemp refuses invalid UTF-8
 // itself, on the chunk path too: a byte that breaks UTF-8 anywhere in a

@@ -11,20 +11,31 @@ import (
 const MaxLine = 1 << 20
 
 // Reader buffer sizes: it starts small (most sessions carry short lines) and
-// grows once to hold whole chunk lines, so a line is never assembled from
-// fragments and one read can bring in more than a line.
+// grows to hold whole chunk lines (in one step for a long line), so a line
+// is never assembled from fragments and one read can bring in more than a
+// line.
 const (
 	readBufMin = 64 << 10
-	readBufMax = 2 << 20
+	readBufMax = ReadBufMax
+	// bigLine: a line this long and still unfinished takes the reader
+	// straight to its large buffer (chunk lines are 700 KB), where shorter
+	// ones double the small one.
+	bigLine = 32 << 10
 	// readSlack bounds how far past the longest legal line one read may go,
 	// so an endless line is refused after about MaxLine bytes.
 	readSlack = 64 << 10
 )
 
+// ReadBufMax is the size of the buffer a Reader grows to when a line
+// outgrows its first one (see Reader.SetGrow).
+const ReadBufMax = 2 << 20
+
 // Reader reads lines with the 1 MiB limit. A line over the limit is refused
 // as soon as the limit is passed, without reading the rest of it.
 type Reader struct {
 	rd    io.Reader
+	grow  func() []byte // supplies the large buffer; nil: make one
+	big   bool          // buf came from grow
 	buf   []byte
 	r, w  int   // buf[r:w] is read but not yet returned
 	scan  int   // buf[r:r+scan] holds no '\n'
@@ -35,6 +46,25 @@ type Reader struct {
 // NewReader reads lines from r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{rd: r, buf: make([]byte, readBufMin)}
+}
+
+// SetGrow has the reader take its large buffer from get (which returns
+// ReadBufMax bytes or more) instead of making one when a long line first
+// outgrows the small buffer: a buffer kept by a pool is already faulted in,
+// while a fresh 2 MiB costs 512 page faults, the first chunk line of a
+// session took 10-17 ms to read here instead of 1. TakeBuffer hands it back.
+func (r *Reader) SetGrow(get func() []byte) { r.grow = get }
+
+// TakeBuffer returns the buffer SetGrow's function supplied, if the reader
+// took one, and leaves the reader without a buffer: it must not be used
+// afterwards.
+func (r *Reader) TakeBuffer() []byte {
+	if !r.big {
+		return nil
+	}
+	b := r.buf
+	r.buf, r.big, r.r, r.w, r.scan = nil, false, 0, 0, 0
+	return b
 }
 
 // Buffered reports how many bytes can be read without blocking.
@@ -127,7 +157,18 @@ func (r *Reader) fill() {
 			r.r = 0
 		}
 		if len(r.buf)-r.w < readSlack && len(r.buf) < readBufMax {
-			nb := make([]byte, min(2*len(r.buf), readBufMax))
+			var nb []byte
+			if r.grow != nil && r.w >= bigLine {
+				nb = r.grow()
+			}
+			switch {
+			case len(nb) >= readBufMax:
+				r.big = true
+			case r.w >= bigLine:
+				nb = make([]byte, readBufMax)
+			default:
+				nb = make([]byte, min(2*len(r.buf), readBufMax))
+			}
 			copy(nb, r.buf[:r.w])
 			r.buf = nb
 		}
