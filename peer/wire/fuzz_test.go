@@ -50,7 +50,14 @@ func FuzzReadLine(f *testing.F) {
 	for _, s := range []string{"", "\n", "\r\n", " \n\t\n", "\x00\n", "a\r\nb", "\xff\n", "{\"t\":\"a\"}\n\n{\"t\":\"b\"}", "\n\n\n\xc3"} {
 		f.Add([]byte(s), uint8(0))
 	}
+	// mode: %3 how the stream is read, /3%2 lines made long, /6%2 SetGrow.
+	f.Add([]byte("{\"t\":\"a\",\"x\":\"aaaa"), uint8(3+2))
+	f.Add([]byte("{\"t\":\"a\",\"x\":\"aaaa\"}\n{\"t\":\"b\",\"y\":\"bbbbbbbbbbbbbbbbbbbbbbb"), uint8(6+3))
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		if mode/3%2 == 1 && len(data) > 0 {
+			// Long lines: the reader's large buffer (SetGrow) and growth.
+			data = bytes.Repeat(data, 40<<10/len(data)+1)
+		}
 		var src io.Reader = bytes.NewReader(data)
 		switch mode % 3 {
 		case 1:
@@ -59,6 +66,9 @@ func FuzzReadLine(f *testing.F) {
 			src = iotest.HalfReader(src)
 		}
 		r := NewReader(src)
+		if mode/6%2 == 1 {
+			r.SetGrow(func() []byte { return make([]byte, ReadBufMax) })
+		}
 		want, wantErr := refLines(data)
 		var got [][]byte
 		var err error
