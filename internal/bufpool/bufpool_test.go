@@ -122,6 +122,55 @@ func TestSlabBuffers(t *testing.T) {
 // TestWarm: a warmed pool holds the buffers at once and keeps that many
 // through idle periods (beyond its bound it does not go), while what it
 // holds beyond them still goes.
+// TestWarmKeptWhenFull: buffers Warm made are not dropped when they come
+// back to a full pool after others made in a burst: they take the place of
+// those, and stay through idle periods.
+func TestWarmKeptWhenFull(t *testing.T) {
+	p := New(3*4096+1, 4, time.Hour)
+	p.Warm(2)
+	var warm, cold [][]byte
+	for range 2 {
+		warm = append(warm, p.Get())
+	}
+	for range 4 {
+		cold = append(cold, p.Get()) // a burst beyond the warm ones
+	}
+	for _, b := range append(cold, warm...) { // the cold ones back first: the pool is full
+		p.Put(b)
+	}
+	if p.Len() != 4 {
+		t.Fatalf("holds %d, want its bound 4", p.Len())
+	}
+	p.expire()
+	p.expire() // idle: down to the warm ones
+	if p.Len() != 2 {
+		t.Fatalf("holds %d after an idle period, want the 2 warmed", p.Len())
+	}
+	got := map[*byte]bool{}
+	for range 2 {
+		got[&p.Get()[0]] = true
+	}
+	for _, b := range warm {
+		if !got[&b[0]] {
+			t.Fatalf("a warmed buffer was dropped for one made in the burst")
+		}
+	}
+	// A buffer that is not warm is still dropped when the pool is full.
+	for range 5 {
+		p.Put(make([]byte, 3*4096+1))
+	}
+	if p.Len() != 4 {
+		t.Fatalf("holds %d, want its bound 4", p.Len())
+	}
+	for _, b := range warm {
+		p.Put(b)
+	}
+	p.expire()
+	if p.Len() != 2 {
+		t.Fatalf("holds %d after an idle period, want the 2 warmed", p.Len())
+	}
+}
+
 func TestWarm(t *testing.T) {
 	p := New(3*4096+1, 6, time.Hour)
 	p.Warm(4)
