@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -295,6 +296,28 @@ func TestWarmBuffers(t *testing.T) {
 	}
 	b.Close()
 	eventually(t, "the read buffer back in the pool", func() bool { return readBufs.Len() == reads })
+}
+
+// TestLongMsgReturnsChunkBuf: a session's reader takes a chunk buffer to
+// decode into when a long line comes; when that line was not a chunk (here
+// a 100 KB text msg) it keeps the buffer for the next, and gives it back
+// when the session ends. It was lost before: for a warm buffer, for good.
+func TestLongMsgReturnsChunkBuf(t *testing.T) {
+	warm := func(c *Config) { c.WarmBuffers = true }
+	a := newTestNode(t, "a", warm)
+	b := newTestNode(t, "b", warm)
+	connect(t, a, b)
+	before := chunkBufs.Len()
+	r := sendText(t, a, b.Key(), "", strings.Repeat("code ", 20<<10))
+	eventually(t, "b has the line", func() bool {
+		ls, err := b.Lines(r.Th, "")
+		return err == nil && len(ls) == 1
+	})
+	if got := chunkBufs.Len(); got != before-1 {
+		t.Fatalf("chunk buffers during the session: %d in the pool, want %d (one kept by b's reader)", got, before-1)
+	}
+	b.Close()
+	eventually(t, "the chunk buffer back in the pool", func() bool { return chunkBufs.Len() == before })
 }
 
 // TestBlobRepeatOfUnstoredChunk: a chunk the reader skips as a repeat of

@@ -55,15 +55,16 @@ func (b *budget) release(n int) {
 var readBufs = bufpool.New(wire.ReadBufMax, 8, bufIdle)
 
 func (s *session) readLoop() {
+	var buf []byte // decode room for the next chunk's data
 	defer func() {
 		if b := s.r.TakeBuffer(); b != nil {
 			readBufs.Put(b)
 		}
+		putChunkBuf(buf) // taken for a line that was not a chunk, or none came
 	}()
 	hs := chunkWorker{n: s.n}
 	defer hs.stop()
 	var rx rxBlobs
-	var buf []byte // decode room for the next chunk's data
 	for {
 		raw, err := s.r.ReadLineUnchecked() // DecodeTemp checks UTF-8
 		if err != nil {
