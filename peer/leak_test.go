@@ -43,3 +43,29 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteQueueGivesBackLines: the pooled chunk-line buffers of a session
+// that ends with lines still queued go back to the pool (a warm one would
+// otherwise be lost for good): those queued when the writer stops, and one
+// pushed after the queue closed.
+func TestWriteQueueGivesBackLines(t *testing.T) {
+	lineBufs.Warm(maxLineBufs)
+	before := lineBufs.Len()
+	var q writeQueue
+	q.init(writeLimit)
+	for range 3 {
+		if err := q.pushLine(qline{b: append(getLineBuf(), "{}"...), pooled: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := lineBufs.Len(); got != before-3 {
+		t.Fatalf("pool holds %d with three lines queued, want %d", got, before-3)
+	}
+	q.drop()
+	if err := q.pushLine(qline{b: getLineBuf(), pooled: true}); err != errQueueClosed {
+		t.Fatalf("push after drop: %v, want errQueueClosed", err)
+	}
+	if got := lineBufs.Len(); got != before {
+		t.Fatalf("pool holds %d after the queue was dropped, want %d", got, before)
+	}
+}

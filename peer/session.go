@@ -136,11 +136,13 @@ func (s *session) takeAcks() map[string]string {
 }
 
 func (s *session) writeLoop() {
+	defer s.wq.drop()
 	w := wire.NewWriter(s.c)
 	for {
 		prio, items, final, closed := s.wq.take()
 		acks := s.takeAcks()
 		if closed && !final && len(prio) == 0 {
+			putLines(items)
 			return
 		}
 		_ = s.c.SetWriteDeadline(time.Now().Add(writeTimeout))
@@ -160,10 +162,8 @@ func (s *session) writeLoop() {
 			if err == nil {
 				err = w.WriteLine(it.b)
 			}
-			if it.pooled {
-				putLineBuf(it.b) // written (or copied into w's buffer), or dropped
-			}
 		}
+		putLines(items) // written (or copied into w's buffer), or dropped
 		if err == nil {
 			err = w.Flush()
 		}
@@ -221,6 +221,9 @@ func (q *writeQueue) pushLine(l qline) error {
 		q.cond.Wait()
 	}
 	if q.closed {
+		if l.pooled {
+			putLineBuf(l.b)
+		}
 		return errQueueClosed
 	}
 	q.items = append(q.items, l)
@@ -279,6 +282,27 @@ func (q *writeQueue) close() {
 	q.closed = true
 	q.cond.Broadcast()
 	q.mu.Unlock()
+}
+
+// drop closes the queue and gives the pooled buffers of the lines still in
+// it back (the writer's last act: nothing will write them).
+func (q *writeQueue) drop() {
+	q.mu.Lock()
+	q.closed = true
+	items := q.items
+	q.items, q.bytes = nil, 0
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	putLines(items)
+}
+
+// putLines gives back the pooled buffers of lines written or dropped.
+func putLines(items []qline) {
+	for _, it := range items {
+		if it.pooled {
+			putLineBuf(it.b)
+		}
+	}
 }
 
 // take waits for work and returns all of it.
