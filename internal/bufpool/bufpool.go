@@ -128,9 +128,9 @@ func (p *Pool) Warm(n int) {
 // place of one that Warm did not make, if b is one Warm made, and reports
 // whether it did. Dropping b instead would lose it for good: Warm counts
 // it as made, and its memory (mapped outside the heap) is never freed.
-// Without this, a burst that made more buffers than the bound and gave
-// the others back first emptied the pool of warm buffers over time (a
-// test process lost 17 of 47 per run of the peer tests).
+// Without this, each burst that made more buffers than the bound and gave
+// those back before the warm ones would have cost the pool warm buffers,
+// until none was left.
 func (p *Pool) keepWarm(b []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
