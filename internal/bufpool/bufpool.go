@@ -28,7 +28,11 @@ type Pool struct {
 	size int
 	max  int
 	idle time.Duration
-	free chan []byte
+	free chan []byte // buffers Warm did not make
+	// warmFree holds the buffers Warm made, which an idle pool keeps: it
+	// has room for all of them, so one is never dropped (Warm counts it as
+	// made, and its memory, mapped outside the heap, is never freed).
+	warmFree chan []byte
 
 	mu     sync.Mutex
 	unused [][]byte       // buffers of the last slab not handed out yet
@@ -40,21 +44,24 @@ type Pool struct {
 // New returns a pool of buffers of size bytes that keeps at most max of
 // them, and drops what it keeps once no Get has come for idle.
 func New(size, max int, idle time.Duration) *Pool {
-	return &Pool{size: size, max: max, idle: idle, free: make(chan []byte, max)}
+	return &Pool{size: size, max: max, idle: idle, free: make(chan []byte, max), warmFree: make(chan []byte, max)}
 }
 
 // Size is the length of the pool's buffers.
 func (p *Pool) Size() int { return p.size }
 
-// Get returns a buffer of Size bytes (its contents are whatever it held).
+// Get returns a buffer of Size bytes (its contents are whatever it held),
+// one Warm made first.
 func (p *Pool) Get() []byte {
-	select {
-	case b := <-p.free:
-		p.mu.Lock()
-		p.used = true
-		p.mu.Unlock()
-		return b
-	default:
+	for _, free := range [...]chan []byte{p.warmFree, p.free} {
+		select {
+		case b := <-free:
+			p.mu.Lock()
+			p.used = true
+			p.mu.Unlock()
+			return b
+		default:
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -75,19 +82,31 @@ func (p *Pool) Put(b []byte) {
 	if cap(b) != p.size {
 		return
 	}
-	select {
-	case p.free <- b[:p.size]:
-	default:
-		if !p.keepWarm(b[:p.size]) {
-			return
-		}
-	}
+	b = b[:p.size]
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	full := len(p.free)+len(p.warmFree) >= p.max // Puts hold p.mu; Gets only take
+	free := p.free
+	if p.warmed(b) {
+		free = p.warmFree
+		if full {
+			select {
+			case <-p.free:
+			default:
+			}
+		}
+	} else if full {
+		return
+	}
+	select {
+	case free <- b:
+	default: // only a buffer given back twice gets here
+		return
+	}
 	if p.timer == nil {
 		p.used = false
 		p.timer = time.AfterFunc(p.idle, p.expire)
 	}
-	p.mu.Unlock()
 }
 
 // Warm makes the pool hold n more buffers (up to n in all that Warm made,
@@ -102,7 +121,7 @@ func (p *Pool) Put(b []byte) {
 func (p *Pool) Warm(n int) {
 	p.mu.Lock()
 	add := min(n, p.max) - len(p.warm)
-	add = min(add, cap(p.free)-len(p.free))
+	add = min(add, p.max-len(p.free)-len(p.warmFree))
 	if add <= 0 {
 		p.mu.Unlock()
 		return
@@ -124,48 +143,6 @@ func (p *Pool) Warm(n int) {
 	}
 }
 
-// keepWarm puts b, a buffer the full free list has no room for, in the
-// place of one that Warm did not make, if b is one Warm made, and reports
-// whether it did. Dropping b instead would lose it for good: Warm counts
-// it as made, and its memory (mapped outside the heap) is never freed.
-// Without this, each burst that made more buffers than the bound and gave
-// those back before the warm ones would have cost the pool warm buffers,
-// until none was left.
-func (p *Pool) keepWarm(b []byte) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.warmed(b) {
-		return false
-	}
-	// Get and Put do not take p.mu to reach free: no blocking operation.
-	for range cap(p.free) {
-		var x []byte
-		select {
-		case x = <-p.free:
-		default:
-		}
-		if x == nil || !p.warmed(x) {
-			select {
-			case p.free <- b:
-				return true
-			default:
-			}
-			if x == nil {
-				continue
-			}
-		}
-		select {
-		case p.free <- x:
-		default: // filled meanwhile: x goes instead (it is not warm, or b takes its room next)
-			if p.warmed(x) {
-				delete(p.warm, unsafe.SliceData(x))
-			}
-		}
-	}
-	delete(p.warm, unsafe.SliceData(b)) // no room after all: Warm may make it again
-	return false
-}
-
 // warmed reports whether b is one of the buffers Warm made (p.mu held).
 func (p *Pool) warmed(b []byte) bool { return p.warm[unsafe.SliceData(b)] }
 
@@ -180,10 +157,10 @@ func touch(b []byte) {
 }
 
 // Len is how many buffers the pool holds now.
-func (p *Pool) Len() int { return len(p.free) }
+func (p *Pool) Len() int { return len(p.free) + len(p.warmFree) }
 
 // expire drops the kept buffers if none was taken since the timer was
-// armed, or re-arms it.
+// armed, or re-arms it. Warm's stay.
 func (p *Pool) expire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -194,27 +171,6 @@ func (p *Pool) expire() {
 	}
 	p.timer = nil
 	p.unused = nil
-	if len(p.warm) > 0 {
-		// What Warm made stays; the other buffers go. Get and Put do not
-		// take p.mu to reach free, so neither side may block here.
-		for range len(p.free) {
-			var b []byte
-			select {
-			case b = <-p.free:
-			default:
-				return
-			}
-			if !p.warmed(b) {
-				continue
-			}
-			select {
-			case p.free <- b:
-			default: // filled meanwhile: this one goes, and Warm may make it again
-				delete(p.warm, unsafe.SliceData(b))
-			}
-		}
-		return
-	}
 	for {
 		select {
 		case <-p.free:

@@ -49,12 +49,15 @@ func TestWarmOffHeap(t *testing.T) {
 		t.Fatalf("an idle pool holds %d, want Warm's 16", p.Len())
 	}
 	p.mu.Lock()
+	if len(p.free) != 0 {
+		t.Errorf("an idle pool kept %d buffers Warm did not make", len(p.free))
+	}
 	for range 16 {
-		b := <-p.free
+		b := <-p.warmFree
 		if !p.warmed(b) {
 			t.Error("an idle pool kept a heap buffer")
 		}
-		p.free <- b
+		p.warmFree <- b
 	}
 	p.mu.Unlock()
 }
