@@ -230,37 +230,13 @@ func (c *commitLoop) commit(batch []*op) {
 		}
 	}
 	clear(c.wake)
-	c.events = c.events[:0]
-	c.lastID = ""
-	err := db.Update(func(tx *store.Tx) error {
-		clear(c.late)
-		for _, o := range ready {
-			if err := o.exec(tx); err != nil {
-				return err
-			}
-		}
-		if err := c.syncLate(); err != nil {
-			return err
-		}
-		return c.putLastID(tx)
-	})
+	err := c.update(ready)
 	if err != nil && len(ready) > 1 {
 		// One operation failed the whole batch: run each alone so the
 		// others still commit.
 		c.n.log.Warn("commit batch failed; retrying one by one", "ops", len(ready), "err", err)
-		for _, o := range ready {
-			c.events = c.events[:0]
-			c.lastID = ""
-			err := db.Update(func(tx *store.Tx) error {
-				clear(c.late)
-				if err := o.exec(tx); err != nil {
-					return err
-				}
-				if err := c.syncLate(); err != nil {
-					return err
-				}
-				return c.putLastID(tx)
-			})
+		for i, o := range ready {
+			err := c.update(ready[i : i+1])
 			c.after(err)
 			o.finish(err)
 		}
@@ -270,6 +246,26 @@ func (c *commitLoop) commit(batch []*op) {
 	for _, o := range ready {
 		o.finish(err)
 	}
+}
+
+// update runs ops in one transaction: their work, the fsyncs of blob
+// files they wrote inside it (syncBeforeCommit), the newest id, then the
+// commit.
+func (c *commitLoop) update(ops []*op) error {
+	c.events = c.events[:0]
+	c.lastID = ""
+	return c.n.db.Update(func(tx *store.Tx) error {
+		clear(c.late)
+		for _, o := range ops {
+			if err := o.exec(tx); err != nil {
+				return err
+			}
+		}
+		if err := c.syncLate(); err != nil {
+			return err
+		}
+		return c.putLastID(tx)
+	})
 }
 
 func (c *commitLoop) putLastID(tx *store.Tx) error {
