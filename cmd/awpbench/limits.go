@@ -207,11 +207,6 @@ func diskMBPerSec(dir string, size int64) (float64, error) {
 
 var diskBufs = bufpool.New(2<<20, 2, time.Minute)
 
-// diskSyncEvery is how often writeDurable starts a background fsync, as
-// staging does (store.CopySync): the fastest way found to make a file
-// durable on this kind of disk.
-const diskSyncEvery = 8 << 20
-
 func writeDurable(dir string, size int64) error {
 	f, err := os.CreateTemp(dir, "disk-")
 	if err != nil {
@@ -241,7 +236,7 @@ func writeDurable(dir string, size int64) error {
 			bg.Wait()
 			return err
 		}
-		if unsynced += n; unsynced >= diskSyncEvery && bg.Start(f) {
+		if unsynced += n; unsynced >= store.StageSyncEvery && bg.Start(f) {
 			unsynced = 0
 		}
 	}

@@ -28,14 +28,15 @@ func WarmStaging() int {
 	return stageBlocks * stageBlock
 }
 
-// stageSyncEvery: while a copy is written, it is fsynced in the background
+// StageSyncEvery: while a copy is written, it is fsynced in the background
 // each time this many more bytes went to it (one fsync at a time), so the
 // disk writes the copy out while the rest is read and hashed, and the
 // fsync at the end has little left to do. On this kind of VM the disk
 // (virtio, cached on the host) takes writes fast and pays at the flush: a
 // 256 MiB copy took 0.35-0.40 s with one fsync at the end, 0.16 s of it in
 // that fsync, and 0.27-0.30 s with one every 2-8 MiB (BenchmarkCopySync).
-const stageSyncEvery = 8 << 20
+// awpbench's disk limit writes its files the same way.
+const StageSyncEvery = 8 << 20
 
 // CopySync copies src to the start of dst, fsyncs dst and returns the byte
 // count and the sha256 of the bytes copied. Three goroutines form a
@@ -46,7 +47,7 @@ const stageSyncEvery = 8 << 20
 // costs more than the disk does (on this kind of VM a fresh page costs
 // 12-20 us, so 256 MiB of them up to 0.8 s). The rest is written through
 // dst with early writeback; fsyncs in the background as the copy grows
-// (stageSyncEvery) and one at the end cover both.
+// (StageSyncEvery) and one at the end cover both.
 func CopySync(dst *os.File, src io.Reader) (int64, [sha256.Size]byte, error) {
 	direct := openDirect(dst.Name()) // nil: refused, or closed after a refusal
 	defer func() {
@@ -88,7 +89,7 @@ func CopySync(dst *os.File, src io.Reader) (int64, [sha256.Size]byte, error) {
 				unsynced += len(b.b)
 			}
 			free <- b.b[:cap(b.b)]
-			if werr == nil && unsynced >= stageSyncEvery && bg.Start(dst) {
+			if werr == nil && unsynced >= StageSyncEvery && bg.Start(dst) {
 				unsynced = 0
 			}
 		}
@@ -135,7 +136,7 @@ read:
 	return n, sum, err
 }
 
-// Syncer runs one fsync at a time in the background (see stageSyncEvery).
+// Syncer runs one fsync at a time in the background (see StageSyncEvery).
 // The zero value is ready; one goroutine uses it.
 type Syncer struct {
 	done chan error // made on first use; the result of the running fsync
