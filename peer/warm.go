@@ -8,8 +8,9 @@ import "github.com/awp-tray/awp-tray/peer/store"
 // sender's write queue and the lines being built and written took more
 // than the queue's 4 MiB: with 8 warmed, a sender still faulted in more),
 // the sender's read-ahead windows (the current one, the next, one on its
-// way back), staging's blocks and the large read buffers of two sessions. It returns the bytes warmed. The pools
-// are the process's, so a second node warms nothing new.
+// way back), staging's blocks and the large read buffers of two sessions.
+// It returns the bytes warmed. The pools are the process's, so a second
+// node warms nothing new.
 func warmBuffers() int {
 	chunks := maxInflight / chunkBufSize
 	const windows = 3

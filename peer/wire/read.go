@@ -16,7 +16,6 @@ const MaxLine = 1 << 20
 // line.
 const (
 	readBufMin = 64 << 10
-	readBufMax = ReadBufMax
 	// bigLine: a line this long and still unfinished takes the reader
 	// straight to its large buffer (chunk lines are 700 KB), where shorter
 	// ones double the small one.
@@ -156,18 +155,18 @@ func (r *Reader) fill() {
 			r.w -= r.r
 			r.r = 0
 		}
-		if len(r.buf)-r.w < readSlack && len(r.buf) < readBufMax {
+		if len(r.buf)-r.w < readSlack && len(r.buf) < ReadBufMax {
 			var nb []byte
 			if r.grow != nil && r.w >= bigLine {
 				nb = r.grow()
 			}
 			switch {
-			case len(nb) >= readBufMax:
+			case len(nb) >= ReadBufMax:
 				r.big = true
 			case r.w >= bigLine:
-				nb = make([]byte, readBufMax)
+				nb = make([]byte, ReadBufMax)
 			default:
-				nb = make([]byte, min(2*len(r.buf), readBufMax))
+				nb = make([]byte, min(2*len(r.buf), ReadBufMax))
 			}
 			copy(nb, r.buf[:r.w])
 			r.buf = nb
