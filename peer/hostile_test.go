@@ -132,6 +132,12 @@ func (p *rawPeer) authLine() []byte {
 // then sends an empty resume.
 func (p *rawPeer) finishHandshake() {
 	p.t.Helper()
+	p.finishHandshakeSeen(map[string]string{})
+}
+
+// finishHandshakeSeen is finishHandshake with a resume listing seen.
+func (p *rawPeer) finishHandshakeSeen(seen map[string]string) {
+	p.t.Helper()
 	p.myAuth = p.authLine()
 	p.line(p.myAuth)
 	a, ok := p.read().(*wire.Auth)
@@ -144,7 +150,7 @@ func (p *rawPeer) finishHandshake() {
 	if _, ok := p.read().(*wire.Resume); !ok {
 		p.t.Fatal("node did not send resume after auth")
 	}
-	p.line(p.obj(wire.TypeResume, map[string]any{"seen": map[string]string{}}))
+	p.line(p.obj(wire.TypeResume, map[string]any{"seen": seen}))
 }
 
 // handshake runs a complete, valid handshake.

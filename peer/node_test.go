@@ -174,3 +174,44 @@ func TestConnectNewAddresses(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestResumeSeenIsAnAck: lines the peer durably received but whose ack never
+// came (the connection broke first, or this node was killed before the ack
+// committed) are acked by the peer's next resume, which lists the last id
+// it holds per thread (SPEC §7). They were skipped in the replay but stayed
+// unacked, and queued, for good when no later line in their thread
+// brought a cumulative ack (a TestCrashSender run found 8 such lines).
+func TestResumeSeenIsAnAck(t *testing.T) {
+	a := newTestNode(t, "a")
+	p := dialRaw(t, a)
+	p.handshake()
+	to := p.priv.Public()
+	eventually(t, "a has the session", func() bool { return a.sessionFor(to) != nil })
+	r := sendText(t, a, to, "", "one")
+	sendText(t, a, to, r.Th, "two")
+	last := sendText(t, a, to, r.Th, "three")
+	for got := 0; got < 3; {
+		if m, ok := p.read().(*wire.Msg); ok && m.Th == r.Th {
+			got++
+		}
+	}
+	p.c.Close() // no ack sent
+	eventually(t, "a sees the session end", func() bool { return a.sessionFor(to) == nil })
+	if ls, _ := a.Lines(r.Th, ""); len(ls) != 3 || ls[2].Acked {
+		t.Fatalf("before the resume: %d lines, last acked %v; want 3, not acked", len(ls), len(ls) > 2 && ls[2].Acked)
+	}
+
+	q := dialRaw(t, a)
+	q.priv = p.priv
+	q.sendHello(q.hello(nil))
+	q.finishHandshakeSeen(map[string]string{r.Th: last.ID})
+	eventually(t, "the resume acks the three lines", func() bool {
+		ls, _ := a.Lines(r.Th, "")
+		for _, l := range ls {
+			if !l.Acked {
+				return false
+			}
+		}
+		return len(ls) == 3
+	})
+}

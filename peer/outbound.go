@@ -38,6 +38,7 @@ func (s *session) sendLoop() {
 			f.Close()
 		}
 	}()
+	acked := map[string]bool{} // threads whose resume was taken as an ack
 	var cursor uint64
 	for {
 		var outs []store.Out
@@ -61,6 +62,12 @@ func (s *session) sendLoop() {
 		for _, o := range outs {
 			cursor = o.Seq
 			if id, ok := seen[o.Th]; ok && strings.ToUpper(o.ID) <= id {
+				// The peer holds it durably (SPEC §7): its resume acks the
+				// thread up to there, as the ack that never came would have.
+				if !acked[o.Th] {
+					acked[o.Th] = true
+					s.onAck(wire.NewAck(o.Th, s.resume.Seen[o.Th]))
+				}
 				continue
 			}
 			if (o.Chunk != nil && !hasBlob) || (o.Mirror && !hasMirror) {
