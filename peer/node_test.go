@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -214,4 +215,66 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 		}
 		return len(ls) == 3
 	})
+}
+
+// A peer whose first session is up is in Peers() when EventPeerUp arrives,
+// though its record commits after the event (the app refreshes its peers
+// on that event: it missed a new peer, and its name, until the next one),
+// and it is listed once when the record is stored.
+func TestPeersListsSessionBeforeItsRecord(t *testing.T) {
+	a := newTestNode(t, "alice")
+	b := newTestNode(t, "bob")
+	ev, cancel := b.Subscribe(64)
+	defer cancel()
+	release := make(chan struct{})
+	blocked := make(chan struct{})
+	if err := b.commit.submit(&op{fn: func(*store.Tx) error {
+		close(blocked)
+		<-release
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	<-blocked
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	connect(t, a, b)
+	deadline := time.After(20 * time.Second)
+	for up := false; !up; {
+		select {
+		case e := <-ev:
+			up = e.Type == EventPeerUp && e.Peer == a.Key().String()
+		case <-deadline:
+			t.Fatal("no peer_up event for alice")
+		}
+	}
+	count := func() (n int, p PeerInfo) {
+		ps, err := b.Peers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ps {
+			if x.Key == a.Key().String() {
+				n, p = n+1, x
+			}
+		}
+		return n, p
+	}
+	if n, p := count(); n != 1 || !p.Up || p.Name != "alice" {
+		t.Fatalf("while the record waits for its commit: alice listed %d times, %+v", n, p)
+	}
+	close(release)
+	released = true
+	eventually(t, "alice's record", func() bool {
+		var stored bool
+		_ = b.db.View(func(tx *store.Tx) error { _, stored = tx.Peer(a.Key()); return nil })
+		return stored
+	})
+	if n, p := count(); n != 1 || !p.Up || p.Name != "alice" || p.LastSeen == "" {
+		t.Fatalf("after the commit: alice listed %d times, %+v", n, p)
+	}
 }

@@ -132,9 +132,13 @@ func (n *Node) MarkRead(th, from string) error {
 	})
 }
 
-// Peers lists known peers, with whether a session is up.
+// Peers lists known peers, with whether a session is up. A peer whose
+// session is up is listed even before its record commits (a first session
+// publishes EventPeerUp while its record is still on its way to the store),
+// after the stored ones.
 func (n *Node) Peers() ([]PeerInfo, error) {
 	out := []PeerInfo{}
+	listed := map[string]bool{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
 			pi := PeerInfo{Key: p.Key, Name: p.Name, About: p.About, Trusted: p.Trusted, IntroducedBy: p.IntroducedBy,
@@ -152,11 +156,36 @@ func (n *Node) Peers() ([]PeerInfo, error) {
 				}
 			}
 			out = append(out, pi)
+			listed[pi.Key] = true
 			return true
 		})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	return append(out, n.unlistedSessions(listed)...), nil
+}
+
+// unlistedSessions describes the sessions up with peers not in listed, in
+// key order.
+func (n *Node) unlistedSessions(listed map[string]bool) []PeerInfo {
+	n.mu.Lock()
+	var live []*session
+	for _, s := range n.sessions {
+		if !listed[s.peerS] {
+			live = append(live, s)
+		}
+	}
+	n.mu.Unlock()
+	sort.Slice(live, func(i, j int) bool { return live[i].peerS < live[j].peerS })
+	out := make([]PeerInfo, 0, len(live))
+	for _, s := range live {
+		h := s.hello
+		out = append(out, PeerInfo{Key: s.peerS, Name: h.Name, About: h.About, Up: true,
+			Listen: append([]string{}, h.Listen...), Caps: h.Caps, Dialed: s.dialAddr})
+	}
+	return out
 }
 
 // Trust adds a key to the trust list (or removes it).
