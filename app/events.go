@@ -109,6 +109,19 @@ func (a *App) notify(ev peer.Event) {
 	}
 }
 
+// namesChanged redraws, outside the home window, what shows peer names: a
+// peer's name often arrives after the first things it did (its hello is
+// stored while its first request is already on screen). UI goroutine.
+func (a *App) namesChanged() {
+	if a.approvals != nil {
+		a.approvals.grantList.Refresh()
+	}
+	for _, tw := range a.threads {
+		tw.setInfo(tw.info)
+		tw.reload()
+	}
+}
+
 // refresh reloads what mask names; from any goroutine but the UI's.
 func (a *App) refresh(mask dirtyMask) { a.apply(work{mask: mask}) }
 
@@ -179,7 +192,9 @@ func (a *App) apply(w work) {
 			a.main.setThreads(threads)
 		}
 		if w.mask&dirtyPeers != 0 && errP == nil {
-			a.main.setPeers(peers)
+			if a.main.setPeers(peers) {
+				a.namesChanged()
+			}
 			if a.presence != nil {
 				a.presence.setPeers(peers)
 				a.presence.setDocs(docs)

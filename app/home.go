@@ -130,14 +130,18 @@ func (h *homeWindow) setThreads(ts []peer.ThreadInfo) {
 	}
 }
 
-// setPeers learns peer names. UI goroutine.
-func (h *homeWindow) setPeers(ps []peer.PeerInfo) {
+// setPeers learns peer names and reports whether one was new or changed.
+// UI goroutine.
+func (h *homeWindow) setPeers(ps []peer.PeerInfo) bool {
+	changed := false
 	for _, p := range ps {
-		if p.Name != "" {
+		if p.Name != "" && h.names[p.Key] != p.Name {
 			h.names[p.Key] = p.Name
+			changed = true
 		}
 	}
 	h.list.Refresh()
+	return changed
 }
 
 func (h *homeWindow) applyFilter() {

@@ -330,7 +330,11 @@ func TestNodeApprovals(t *testing.T) {
 	if len(issued) != 1 {
 		t.Fatalf("grants issued = %+v", gs)
 	}
-	na.pump(t, "the grant in the Approvals window", func() bool { return len(w.grants) == 1 && w.cur == "" })
+	// alice's name may reach the app after the grant (TestNameArrivesLater
+	// checks the row is redrawn when it does).
+	na.pump(t, "the grant in the Approvals window, with alice's name", func() bool {
+		return len(w.grants) == 1 && w.cur == "" && strings.HasPrefix(GrantLine(w.grants[0], na.main.name, time.UTC), "alice: ")
+	})
 	if line := GrantLine(w.grants[0], na.main.name, time.UTC); !strings.HasPrefix(line, "alice: exec on ") || !strings.Contains(line, "until ") {
 		t.Errorf("grant line = %q", line)
 	}
