@@ -186,10 +186,37 @@ func (a *App) Run() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	go a.quitWatchdog(ran, sig)
+	stopped := takeStopHook(a.fa)
 	a.fa.Run()
 	close(ran)
 	signal.Stop(sig)
+	if stopped != nil {
+		stopped()
+	}
 	a.Close()
+}
+
+// takeStopHook takes the app's stopped hook out of its lifecycle and
+// returns it (nil if none), for Run to call once the loop has returned.
+// Fyne always has one (it saves the preferences). Fyne 2.7.1 queues it at
+// quit to a goroutine that hands it to the loop's queue while the loop
+// closes that queue: that goroutine then panics (send on closed channel:
+// the smoke test saw awp-tray exit with status 2 on SIGTERM, once, with
+// the machine loaded) or waits for good (the hang quitWatchdog is for).
+// With no hook nothing is queued at quit.
+func takeStopHook(fa fyne.App) func() {
+	lc, ok := fa.Lifecycle().(interface {
+		OnStopped() func()
+		SetOnStopped(func())
+		SetOnStoppedHookExecuted(func())
+	})
+	if !ok {
+		return nil
+	}
+	f := lc.OnStopped()
+	lc.SetOnStopped(nil)
+	lc.SetOnStoppedHookExecuted(nil)
+	return f
 }
 
 // markQuitting records that a quit was asked for.

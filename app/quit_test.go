@@ -89,3 +89,61 @@ func TestQuitWatchdog(t *testing.T) {
 		}
 	})
 }
+
+// TestStopHookRunsAfterLoop: Run takes the lifecycle's stopped hook out
+// before the loop starts (Fyne 2.7.1 would hand it to its closing loop at
+// quit and panic or hang: see takeStopHook) and calls it once the loop
+// has returned, once.
+func TestStopHookRunsAfterLoop(t *testing.T) {
+	fa := &loopApp{App: test.NewTempApp(t), quit: make(chan struct{})}
+	returned := make(chan struct{})
+	calls := make(chan bool, 4) // whether the loop had returned at the call
+	fa.Lifecycle().SetOnStopped(func() {
+		select {
+		case <-returned:
+			calls <- true
+		default:
+			calls <- false
+		}
+	})
+	a := New(&runWatch{loopApp: fa, returned: returned}, Options{DataDir: t.TempDir(), Tray: &fakeTray{}, AutostartDir: t.TempDir(),
+		DetectTray: func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} },
+	})
+	ran := make(chan struct{})
+	go func() { a.Run(); close(ran) }()
+	t.Cleanup(func() {
+		fa.Quit()
+		a.Close()
+	})
+	lc := fa.Lifecycle().(interface{ OnStopped() func() })
+	deadline := time.Now().Add(10 * time.Second)
+	for lc.OnStopped() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the lifecycle still has a stopped hook while the loop runs")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.Quit()
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after Quit")
+	}
+	if len(calls) != 1 {
+		t.Fatalf("stopped hook called %d times, want 1", len(calls))
+	}
+	if after := <-calls; !after {
+		t.Error("stopped hook called before the loop returned")
+	}
+}
+
+// runWatch is a loopApp whose Run closes returned when it returns.
+type runWatch struct {
+	*loopApp
+	returned chan struct{}
+}
+
+func (r *runWatch) Run() {
+	r.loopApp.Run()
+	close(r.returned)
+}
