@@ -119,9 +119,6 @@ func TestSlabBuffers(t *testing.T) {
 	}
 }
 
-// TestWarm: a warmed pool holds the buffers at once and keeps that many
-// through idle periods (beyond its bound it does not go), while what it
-// holds beyond them still goes.
 // TestWarmKeptWhenFull: buffers Warm made are not dropped when they come
 // back to a full pool after others made in a burst: they take the place of
 // those, and stay through idle periods.
@@ -171,6 +168,9 @@ func TestWarmKeptWhenFull(t *testing.T) {
 	}
 }
 
+// TestWarm: a warmed pool holds the buffers at once and keeps that many
+// through idle periods (beyond its bound it does not go), while what it
+// holds beyond them still goes.
 func TestWarm(t *testing.T) {
 	p := New(3*4096+1, 6, time.Hour)
 	p.Warm(4)
