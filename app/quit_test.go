@@ -20,6 +20,7 @@ type loopApp struct {
 	hang     bool
 	quitOnce sync.Once
 	quit     chan struct{}
+	returned chan struct{} // closed when Run returns
 }
 
 func (l *loopApp) Run() {
@@ -27,15 +28,20 @@ func (l *loopApp) Run() {
 	if l.hang {
 		select {}
 	}
+	close(l.returned)
 }
 
 func (l *loopApp) Quit() { l.quitOnce.Do(func() { close(l.quit) }) }
 
-// runApp runs an App on a loopApp and returns it with a channel that
-// closes when Run returns and one that receives each Stuck call.
-func runApp(t *testing.T, hang bool) (*App, <-chan struct{}, <-chan struct{}) {
+// runApp runs an App on a loopApp (before, if given, sees the loopApp
+// first) and returns it with a channel that closes when Run returns and
+// one that receives each Stuck call.
+func runApp(t *testing.T, hang bool, before ...func(*loopApp)) (*App, <-chan struct{}, <-chan struct{}) {
 	t.Helper()
-	fa := &loopApp{App: test.NewTempApp(t), hang: hang, quit: make(chan struct{})}
+	fa := &loopApp{App: test.NewTempApp(t), hang: hang, quit: make(chan struct{}), returned: make(chan struct{})}
+	for _, f := range before {
+		f(fa)
+	}
 	stuck := make(chan struct{}, 1)
 	a := New(fa, Options{DataDir: t.TempDir(), Tray: &fakeTray{}, AutostartDir: t.TempDir(),
 		DetectTray:  func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} },
@@ -95,27 +101,19 @@ func TestQuitWatchdog(t *testing.T) {
 // quit and panic or hang: see takeStopHook) and calls it once the loop
 // has returned, once.
 func TestStopHookRunsAfterLoop(t *testing.T) {
-	fa := &loopApp{App: test.NewTempApp(t), quit: make(chan struct{})}
-	returned := make(chan struct{})
 	calls := make(chan bool, 4) // whether the loop had returned at the call
-	fa.Lifecycle().SetOnStopped(func() {
-		select {
-		case <-returned:
-			calls <- true
-		default:
-			calls <- false
-		}
+	var lc interface{ OnStopped() func() }
+	a, ran, _ := runApp(t, false, func(fa *loopApp) {
+		lc = fa.Lifecycle().(interface{ OnStopped() func() })
+		fa.Lifecycle().SetOnStopped(func() {
+			select {
+			case <-fa.returned:
+				calls <- true
+			default:
+				calls <- false
+			}
+		})
 	})
-	a := New(&runWatch{loopApp: fa, returned: returned}, Options{DataDir: t.TempDir(), Tray: &fakeTray{}, AutostartDir: t.TempDir(),
-		DetectTray: func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} },
-	})
-	ran := make(chan struct{})
-	go func() { a.Run(); close(ran) }()
-	t.Cleanup(func() {
-		fa.Quit()
-		a.Close()
-	})
-	lc := fa.Lifecycle().(interface{ OnStopped() func() })
 	deadline := time.Now().Add(10 * time.Second)
 	for lc.OnStopped() != nil {
 		if time.Now().After(deadline) {
@@ -135,15 +133,4 @@ func TestStopHookRunsAfterLoop(t *testing.T) {
 	if after := <-calls; !after {
 		t.Error("stopped hook called before the loop returned")
 	}
-}
-
-// runWatch is a loopApp whose Run closes returned when it returns.
-type runWatch struct {
-	*loopApp
-	returned chan struct{}
-}
-
-func (r *runWatch) Run() {
-	r.loopApp.Run()
-	close(r.returned)
 }
