@@ -21,9 +21,13 @@ type loopApp struct {
 	quitOnce sync.Once
 	quit     chan struct{}
 	returned chan struct{} // closed when Run returns
+	onRun    func()        // if set, called first in Run (the loop's goroutine)
 }
 
 func (l *loopApp) Run() {
+	if l.onRun != nil {
+		l.onRun()
+	}
 	<-l.quit
 	if l.hang {
 		select {}
@@ -102,9 +106,10 @@ func TestQuitWatchdog(t *testing.T) {
 // has returned, once.
 func TestStopHookRunsAfterLoop(t *testing.T) {
 	calls := make(chan bool, 4) // whether the loop had returned at the call
-	var lc interface{ OnStopped() func() }
+	hookInLoop := make(chan bool, 1)
 	a, ran, _ := runApp(t, false, func(fa *loopApp) {
-		lc = fa.Lifecycle().(interface{ OnStopped() func() })
+		lc := fa.Lifecycle().(interface{ OnStopped() func() })
+		fa.onRun = func() { hookInLoop <- lc.OnStopped() != nil }
 		fa.Lifecycle().SetOnStopped(func() {
 			select {
 			case <-fa.returned:
@@ -114,12 +119,13 @@ func TestStopHookRunsAfterLoop(t *testing.T) {
 			}
 		})
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for lc.OnStopped() != nil {
-		if time.Now().After(deadline) {
+	select {
+	case has := <-hookInLoop:
+		if has {
 			t.Fatal("the lifecycle still has a stopped hook while the loop runs")
 		}
-		time.Sleep(time.Millisecond)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop never started")
 	}
 	a.Quit()
 	select {
