@@ -21,10 +21,12 @@ type homeWindow struct {
 	notice *widget.Label
 	filter *widget.Entry
 	list   *widget.List
+	empty  *widget.Label // over the list when it shows no thread: why, and what to do
 
-	all   []peer.ThreadInfo // as the node listed them
-	shown []peer.ThreadInfo // filtered and sorted
-	names map[string]string // peer key → display name
+	all    []peer.ThreadInfo // as the node listed them
+	listed bool              // the node listed them at least once
+	shown  []peer.ThreadInfo // filtered and sorted
+	names  map[string]string // peer key → display name
 }
 
 func newHomeWindow(a *App) *homeWindow {
@@ -60,6 +62,9 @@ func newHomeWindow(a *App) *homeWindow {
 			detail.SetText(r.Detail)
 		},
 	)
+	h.empty = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
+	h.empty.Wrapping = fyne.TextWrapWord
+	h.empty.Hide() // until the node lists its threads
 	h.list.OnSelected = func(id widget.ListItemID) {
 		h.list.UnselectAll()
 		if id >= 0 && id < len(h.shown) {
@@ -68,7 +73,7 @@ func newHomeWindow(a *App) *homeWindow {
 	}
 
 	actions := container.NewHBox(
-		widget.NewButton("New thread…", a.newThread),
+		widget.NewButton(labelNewThread, a.newThread),
 		widget.NewButton(labelPresence, a.showPresence),
 		widget.NewButton("Approvals", a.showApprovals),
 		widget.NewButton(labelAddPeer, a.addPeer),
@@ -76,7 +81,7 @@ func newHomeWindow(a *App) *homeWindow {
 		widget.NewButton(labelSettings, a.showSettings),
 	)
 	top := container.NewVBox(h.status, h.notice, actions, h.filter)
-	h.w.SetContent(container.NewBorder(top, nil, nil, nil, h.list))
+	h.w.SetContent(container.NewBorder(top, nil, nil, nil, container.NewStack(h.list, container.NewPadded(h.empty))))
 	h.w.Resize(fyne.NewSize(720, 520))
 	h.w.SetCloseIntercept(func() {
 		if a.HasTray() {
@@ -121,7 +126,7 @@ func (h *homeWindow) nameSnapshot(be Backend) func(string) string {
 // setThreads shows a new thread list and passes each open thread window
 // its new metadata. UI goroutine.
 func (h *homeWindow) setThreads(ts []peer.ThreadInfo) {
-	h.all = ts
+	h.all, h.listed = ts, true
 	h.applyFilter()
 	for _, t := range ts {
 		if tw := h.a.threads[threadKey{t.Th, t.MirroredFrom}]; tw != nil {
@@ -146,8 +151,26 @@ func (h *homeWindow) setPeers(ps []peer.PeerInfo) bool {
 
 func (h *homeWindow) applyFilter() {
 	h.shown = render.FilterThreads(h.all, h.filter.Text, h.name)
+	switch {
+	case len(h.shown) > 0 || !h.listed:
+		h.empty.Hide()
+	case len(h.all) > 0:
+		h.empty.SetText("No thread matches “" + h.filter.Text + "”.")
+		h.empty.Show()
+	default:
+		h.empty.SetText(emptyThreads)
+		h.empty.Show()
+	}
 	h.list.Refresh()
 }
+
+// labelNewThread is the main window's button that starts a thread.
+const labelNewThread = "New thread…"
+
+// emptyThreads is what the main window says while there is no thread.
+const emptyThreads = "No threads yet.\n\n" +
+	"To talk with another peer, send them your invite (" + labelInvite + ") and add theirs (" + labelAddPeer + "), " +
+	"then start a thread (" + labelNewThread + "). Threads that agents start with you appear here too."
 
 func (h *homeWindow) setStatus(s string) { h.status.SetText("AWP: " + s) }
 

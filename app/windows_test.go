@@ -250,3 +250,40 @@ func TestBootKeyringFailureOffersFile(t *testing.T) {
 		t.Errorf("identity place = %q", a.identityPlace())
 	}
 }
+
+// The main window says why its list is empty and what to do: nothing
+// before the node lists threads, how to start when it has none, that the
+// filter matches nothing when it hides them all, and nothing once a thread
+// shows.
+func TestHomeEmptyList(t *testing.T) {
+	a, _ := newTestApp(t, nil)
+	h := a.main
+	if h.empty.Visible() {
+		t.Fatalf("empty-list text shown before the node listed threads: %q", h.empty.Text)
+	}
+	f := newFakeNode()
+	a.mu.Lock()
+	a.be = f
+	a.mu.Unlock()
+	a.refresh(dirtyAll)
+	a.Wait()
+	if !h.empty.Visible() || !strings.HasPrefix(h.empty.Text, "No threads yet.") ||
+		!strings.Contains(h.empty.Text, labelAddPeer) || !strings.Contains(h.empty.Text, labelNewThread) {
+		t.Fatalf("no threads: empty-list text visible=%v %q", h.empty.Visible(), h.empty.Text)
+	}
+
+	f.with(func() { f.threads = []peer.ThreadInfo{{Th: "thr_e1", Peer: bobKey.String(), Subject: "first"}} })
+	a.handle(peer.Event{Type: peer.EventThread, Th: "thr_e1", Peer: bobKey.String()})
+	if h.empty.Visible() || len(h.shown) != 1 {
+		t.Fatalf("one thread: empty-list text visible=%v %q, %d rows", h.empty.Visible(), h.empty.Text, len(h.shown))
+	}
+
+	fyne.DoAndWait(func() { h.filter.SetText("nothing like it") })
+	if !h.empty.Visible() || h.empty.Text != "No thread matches “nothing like it”." || len(h.shown) != 0 {
+		t.Fatalf("filtered out: empty-list text visible=%v %q, %d rows", h.empty.Visible(), h.empty.Text, len(h.shown))
+	}
+	fyne.DoAndWait(func() { h.filter.SetText("fir") })
+	if h.empty.Visible() || len(h.shown) != 1 {
+		t.Fatalf("filter matches: empty-list text visible=%v %q, %d rows", h.empty.Visible(), h.empty.Text, len(h.shown))
+	}
+}

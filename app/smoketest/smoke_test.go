@@ -115,6 +115,10 @@ func TestNoTrayHost(t *testing.T) {
 			if err := tr.until(ctx, "the reason in the log", func() bool { return strings.Contains(tr.out.String(), tc.reason) }); err != nil {
 				t.Error(err)
 			}
+			// The window is up before the node: let the screenshot show it running.
+			if err := tr.until(ctx, "the node to start", func() bool { return strings.Contains(tr.out.String(), "node started") }); err != nil {
+				t.Error(err)
+			}
 			screenshot(ctx, t, display, "no-tray-"+strings.ReplaceAll(tc.name, " ", "-")+".png")
 			if err := tr.cmd.Process.Signal(sigterm); err != nil {
 				t.Fatal(err)
