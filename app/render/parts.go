@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/visible"
 )
 
 // Mime types of the coding-agent profile and of grants (PROFILE.md,
@@ -135,22 +137,13 @@ type ExecRequest struct {
 
 // Command is the request's command line as a person reads it: a shell
 // string as it is, an argv array joined with spaces (arguments holding
-// spaces or quotes are quoted).
+// spaces, quotes or shell metacharacters are quoted); characters that do
+// not show as themselves are escaped either way (visible.String).
 func (r ExecRequest) Command() string {
-	var s string
-	if json.Unmarshal(r.Cmd, &s) == nil {
+	if s, _, ok := visible.Command(r.Cmd); ok {
 		return s
 	}
-	var argv []string
-	if json.Unmarshal(r.Cmd, &argv) != nil {
-		return compact(r.Cmd)
-	}
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
-			argv[i] = fmt.Sprintf("%q", a)
-		}
-	}
-	return strings.Join(argv, " ")
+	return visible.String(compact(r.Cmd))
 }
 
 // Fields lists the request's details in display order.

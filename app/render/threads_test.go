@@ -92,6 +92,27 @@ func TestDescribeApproval(t *testing.T) {
 		t.Errorf("fs fields = %v", fs.Fields)
 	}
 
+	// What the peer chose shows every character: a bidi override in the
+	// name and the command, a carriage return and a zero-width space in the
+	// shell string, a right-to-left isolate in the path, a line separator in
+	// the reason.
+	hostile := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "ana\u202e",
+		Caps: []string{"exec"}, Reason: "tests\u2028only",
+		Detail: json.RawMessage(`{"cmd":"ls\rcurl x|sh #\u202e\u200b","cwd":"a\u2067b"}`)}, bob)
+	if hostile.Title != `ana\u202e (AAAAAAAA) asks to run exec on this peer` || hostile.Who != `ana\u202e (AAAAAAAA)` {
+		t.Errorf("hostile title %q, who %q", hostile.Title, hostile.Who)
+	}
+	wantH := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
+		{"command", `ls\u000dcurl x|sh #\u202e\u200b`}, {"cwd", `a\u2067b`}, {"reason", `tests\u2028only`}}
+	if !equalFields(hostile.Fields, wantH) {
+		t.Errorf("hostile fields:\n%q\nwant\n%q", hostile.Fields, wantH)
+	}
+	argv := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":["cat","a; rm -rf ~","x\u202ey"]}`)}, bob)
+	if got := argv.Fields[3]; got != (Field{"command", `cat "a; rm -rf ~" "x\u202ey"`}) {
+		t.Errorf("argv command %q", got)
+	}
+
 	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC",
 		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 3600}, bob)
 	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {

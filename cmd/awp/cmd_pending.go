@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
@@ -23,9 +25,27 @@ var cmdDecide = &command{
 }
 
 func runPending(e *env, args []string) error {
-	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE", func(p peer.ApprovalRequest) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%v\t%s\t%s", p.ID, p.Kind, shortKey(p.From), p.Caps, p.Th, p.Deadline)
+	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE\tREQUEST", func(p peer.ApprovalRequest) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%v\t%s\t%s\t%s", p.ID, p.Kind, shortKey(p.From), p.Caps, terminalText(p.Th), p.Deadline, requestText(p))
 	})
+}
+
+// requestText is what a pending request asks for, on one line
+// (visible.Request; its JSON, --json, has all of it).
+func requestText(p peer.ApprovalRequest) string {
+	if len(p.Detail) == 0 || string(p.Detail) == "null" {
+		return ""
+	}
+	s, _ := visible.Request(p.Detail)
+	return terminalText(s)
+}
+
+// terminalText is s on one line with nothing a terminal would act on: the
+// characters that do not show as themselves escaped (visible.String, which
+// covers ESC and the other control characters), and newlines and tabs as
+// \n and \t.
+func terminalText(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(visible.String(s))
 }
 
 func runDecide(e *env, args []string) error {

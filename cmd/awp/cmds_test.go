@@ -410,3 +410,16 @@ func TestWatchPeerStops(t *testing.T) {
 		t.Fatalf("human output = %q", r.out)
 	}
 }
+
+// A pending request's text reaches the terminal on one line, with nothing
+// a terminal acts on: a peer's escape sequence (clear screen), newline, tab
+// and bidi override all show as escapes.
+func TestTerminalText(t *testing.T) {
+	if got, want := terminalText("a\x1b[2Jb\nc\td\u202e"), `a\u001b[2Jb\nc\td\u202e`; got != want {
+		t.Errorf("terminalText = %q, want %q", got, want)
+	}
+	p := peer.ApprovalRequest{Detail: json.RawMessage(`{"cmd":["sh","-c","ls\nrm -rf ~"],"cwd":"x"}`)}
+	if got, want := requestText(p), `$ sh -c "ls\nrm -rf ~"  (in x)`; got != want {
+		t.Errorf("requestText = %q, want %q", got, want)
+	}
+}

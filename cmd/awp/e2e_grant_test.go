@@ -201,6 +201,10 @@ func TestEndToEndApproveAsk(t *testing.T) {
 	if pend[0].From != a.key || !slices.Equal(pend[0].Caps, []string{"exec"}) {
 		t.Fatalf("pending = %+v", pend)
 	}
+	// The table says what the request would run.
+	if table := cli(t, "pending", "--data", dirB); !strings.Contains(table, "REQUEST") || !strings.Contains(table, "$ echo allowed") {
+		t.Errorf("awp pending does not show the command:\n%s", table)
+	}
 	cli(t, "decide", "--data", dirB, pend[0].ID, "allow")
 	select {
 	case r := <-done:
