@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -28,8 +29,8 @@ var cmdBlob = &command{
 }
 
 func runBlobs(e *env, args []string) error {
-	return runList(e, args, "blobs", (*localapi.Client).Blobs, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS", func(b peer.BlobInfo) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d\t%s", b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), b.Size, blobStatus(b))
+	return runList(e, args, "blobs", (*localapi.Client).Blobs, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS", func(b peer.BlobInfo) []string {
+		return []string{b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), strconv.FormatInt(b.Size, 10), blobStatus(b)}
 	})
 }
 

@@ -114,7 +114,7 @@ func writeRaw(e *env, v json.RawMessage) error {
 }
 
 func runGrants(e *env, args []string) error {
-	return runList(e, args, "grants", (*localapi.Client).Grants, "ID\tDIR\tISS\tSUB\tCAPS\tEXP\tSTATE", func(g peer.GrantInfo) string {
+	return runList(e, args, "grants", (*localapi.Client).Grants, "ID\tDIR\tISS\tSUB\tCAPS\tEXP\tSTATE", func(g peer.GrantInfo) []string {
 		var body struct {
 			Iss  string   `json:"iss"`
 			Sub  string   `json:"sub"`
@@ -131,8 +131,7 @@ func runGrants(e *env, args []string) error {
 		case g.Expired:
 			state = "expired"
 		}
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", g.ID, dir, shortKey(body.Iss), shortKey(body.Sub),
-			strings.Join(body.Caps, ","), g.Exp, state)
+		return []string{g.ID, dir, shortKey(body.Iss), shortKey(body.Sub), strings.Join(body.Caps, ","), g.Exp, state}
 	})
 }
 

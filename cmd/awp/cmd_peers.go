@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,8 +107,8 @@ func runPeers(e *env, args []string) error {
 		}
 		return ps, err
 	}
-	return runList(e, args, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) string {
-		return fmt.Sprintf("%s\t%s\t%v\t%v\t%s", p.Key, dash(p.Name), p.Up, p.Trusted, dash(strings.Join(p.Listen, " ")))
+	return runList(e, args, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) []string {
+		return []string{p.Key, dash(p.Name), strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), dash(strings.Join(p.Listen, " "))}
 	})
 }
 

@@ -25,19 +25,19 @@ var cmdDecide = &command{
 }
 
 func runPending(e *env, args []string) error {
-	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE\tREQUEST", func(p peer.ApprovalRequest) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%v\t%s\t%s\t%s", p.ID, p.Kind, shortKey(p.From), p.Caps, terminalText(p.Th), p.Deadline, requestText(p))
+	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE\tREQUEST", func(p peer.ApprovalRequest) []string {
+		return []string{p.ID, string(p.Kind), shortKey(p.From), fmt.Sprint(p.Caps), p.Th, p.Deadline, requestText(p)}
 	})
 }
 
-// requestText is what a pending request asks for, on one line
-// (visible.Request; its JSON, --json, has all of it).
+// requestText is what a pending request asks for (visible.Request; its
+// JSON, --json, has all of it).
 func requestText(p peer.ApprovalRequest) string {
 	if len(p.Detail) == 0 || string(p.Detail) == "null" {
-		return ""
+		return "-"
 	}
 	s, _ := visible.Request(p.Detail)
-	return terminalText(s)
+	return s
 }
 
 // terminalText is s on one line with nothing a terminal would act on: the

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/awp-tray/awp-tray/peer"
@@ -24,7 +25,7 @@ var cmdShow = &command{
 }
 
 func runThreads(e *env, args []string) error {
-	return runList(e, args, "threads", (*localapi.Client).Threads, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED", func(t peer.ThreadInfo) string {
+	return runList(e, args, "threads", (*localapi.Client).Threads, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED", func(t peer.ThreadInfo) []string {
 		who := shortKey(t.Peer)
 		if t.PeerName != "" {
 			who = t.PeerName + " (" + who + ")"
@@ -32,7 +33,7 @@ func runThreads(e *env, args []string) error {
 		if t.MirroredFrom != "" {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d\t%s", t.Th, who, clip(t.Subject, 40), dash(t.Mine), dash(t.Theirs), t.Unread, t.Updated)
+		return []string{t.Th, who, clip(t.Subject, 40), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
 	})
 }
 
@@ -78,7 +79,7 @@ func runShow(e *env, args []string) error {
 		if l.Dir == "out" && !l.Acked {
 			ack = " (not acked)"
 		}
-		fmt.Fprintf(e.stdout, "#%d %-3s %s%s: %s\n", l.Seq, l.Dir, shortKey(l.From), ack, summarize(l.Line))
+		fmt.Fprintf(e.stdout, "#%d %-3s %s%s: %s\n", l.Seq, l.Dir, shortKey(l.From), ack, terminalText(summarize(l.Line)))
 	}
 	return nil
 }

@@ -82,5 +82,5 @@ func describe(ev peer.Event) string {
 	if ev.Err != "" {
 		s += ": " + ev.Err
 	}
-	return oneLine(s)
+	return terminalText(oneLine(s))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,11 +13,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
 
@@ -419,7 +422,42 @@ func TestTerminalText(t *testing.T) {
 		t.Errorf("terminalText = %q, want %q", got, want)
 	}
 	p := peer.ApprovalRequest{Detail: json.RawMessage(`{"cmd":["sh","-c","ls\nrm -rf ~"],"cwd":"x"}`)}
-	if got, want := requestText(p), `$ sh -c "ls\nrm -rf ~"  (in x)`; got != want {
+	if got, want := terminalText(requestText(p)), `$ sh -c "ls\nrm -rf ~"  (in x)`; got != want {
 		t.Errorf("requestText = %q, want %q", got, want)
+	}
+	// `awp show` and `awp watch` lines.
+	line := json.RawMessage(`{"t":"msg","subject":"s\u001b[2J","parts":[{"k":"text","text":"hi\u001b]0;owned\u0007\u202e"}]}`)
+	if got, want := terminalText(summarize(line)), `[s\u001b[2J] hi\u001b]0;owned\u0007\u202e`; got != want {
+		t.Errorf("show line %q, want %q", got, want)
+	}
+	ev := peer.Event{Time: "t", Type: peer.EventLine, PeerName: "n\x1b[31m", Peer: "ed25519:AAAA"}
+	if got := describe(ev); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `n\u001b[31m`) {
+		t.Errorf("watch line %q", got)
+	}
+}
+
+// A peer's name and subject cannot move a column, forge a row or reach the
+// terminal as an escape sequence: each cell of a table is terminal-safe.
+func TestListCellsTerminalSafe(t *testing.T) {
+	var out bytes.Buffer
+	e := &env{ctx: context.Background(), stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}
+	fetch := func(*localapi.Client, context.Context) ([]peer.PeerInfo, error) {
+		return []peer.PeerInfo{{Key: "ed25519:k", Name: "evil\ttrue\ttrue\nfake-row\x1b]52;c;cm0gLXJmIH4=\x07"}}, nil
+	}
+	err := runList(e, []string{"--data", t.TempDir()}, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) []string {
+		return []string{p.Key, p.Name, strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), "-"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want the header and one row:\n%s", len(lines), out.String())
+	}
+	if got := strings.Fields(lines[1]); len(got) != 5 || got[1] != `evil\ttrue\ttrue\nfake-row\u001b]52;c;cm0gLXJmIH4=\u0007` || got[2] != "false" || got[3] != "false" {
+		t.Errorf("row %q", lines[1])
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07") {
+		t.Errorf("an escape sequence reached the output: %q", out.String())
 	}
 }
