@@ -107,7 +107,7 @@ func addPeer(ctx context.Context, be Backend, text string) (key.PublicKey, error
 		return key.PublicKey{}, err
 	}
 	if len(card.Listen) == 0 {
-		return key.PublicKey{}, fmt.Errorf("the invite of %s lists no address to dial", card.Name)
+		return key.PublicKey{}, fmt.Errorf("the invite of %s lists no address to dial", render.Clip(card.Name, render.MaxName))
 	}
 	var errs []error
 	for _, addr := range card.Listen {

@@ -32,6 +32,8 @@ type approvalsWindow struct {
 	once    *widget.Button
 	hour    *widget.Button
 	deny    *widget.Button
+	whole   *widget.Button // "Show whole request…", when a field was cut
+	wholeOf []render.Field // what it shows
 	empty   *widget.Label
 	detail  *fyne.Container
 	decided map[string]bool // decisions sent, waiting for the node's event
@@ -178,8 +180,10 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	w.hour = widget.NewButton("Allow for 1 hour", func() { w.decide(peer.Decision{Allow: true, For: AllowFor, By: "user"}) })
 	w.deny = widget.NewButton("Deny", func() { w.decide(peer.Decision{Allow: false, By: "user", Reason: "denied by the user"}) })
 	w.deny.Importance = widget.DangerImportance
+	w.whole = widget.NewButton("Show whole request…", func() { w.showWhole() })
+	w.whole.Hide()
 	w.empty = widget.NewLabel("Nothing is waiting for you.")
-	w.detail = container.NewBorder(w.title, container.NewHBox(w.once, w.hour, w.deny), nil, nil, container.NewVScroll(w.fields))
+	w.detail = container.NewBorder(w.title, container.NewHBox(w.once, w.hour, w.deny, w.whole), nil, nil, container.NewVScroll(w.fields))
 	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
 	split.Offset = 0.3
 
@@ -270,6 +274,12 @@ func (w *approvalsWindow) show(id string) {
 	w.cur = id
 	d := render.DescribeApproval(*req, w.self())
 	w.title.SetText(d.Title)
+	w.wholeOf = d.Whole
+	if d.Whole != nil {
+		w.whole.Show()
+	} else {
+		w.whole.Hide()
+	}
 	w.fields.Items = nil
 	for _, f := range d.Fields {
 		v := widget.NewLabel(f.Value)
@@ -296,6 +306,35 @@ func (w *approvalsWindow) show(id string) {
 	}
 	w.empty.Hide()
 	w.detail.Show()
+}
+
+// wholeWidth is the width, in characters, of the whole-request window's
+// lines.
+const wholeWidth = 100
+
+// showWhole opens a window with every field of the shown request uncut, in
+// a list of wrapped lines: a label of the whole text would take Fyne
+// seconds to lay out.
+func (w *approvalsWindow) showWhole() {
+	if w.wholeOf == nil {
+		return
+	}
+	lines := render.WholeLines(w.wholeOf, wholeWidth)
+	list := widget.NewList(
+		func() int { return len(lines) },
+		func() fyne.CanvasObject {
+			return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= 0 && id < len(lines) {
+				o.(*widget.Label).SetText(lines[id])
+			}
+		},
+	)
+	win := w.a.fa.NewWindow("AWP: " + w.title.Text)
+	win.SetContent(list)
+	win.Resize(fyne.NewSize(900, 600))
+	win.Show()
 }
 
 // decide sends the decision for the shown request off the UI goroutine.

@@ -192,7 +192,7 @@ func (a *App) newThread() {
 
 // peerChoice is how a peer appears in a picker: "name (short)".
 func peerChoice(p peer.PeerInfo) string {
-	name := p.Name
+	name := render.Clip(p.Name, render.MaxName)
 	if name == "" {
 		name = "?"
 	}

@@ -140,8 +140,9 @@ func (h *homeWindow) setThreads(ts []peer.ThreadInfo) {
 func (h *homeWindow) setPeers(ps []peer.PeerInfo) bool {
 	changed := false
 	for _, p := range ps {
-		if p.Name != "" && h.names[p.Key] != p.Name {
-			h.names[p.Key] = p.Name
+		name := render.Clip(p.Name, render.MaxName)
+		if name != "" && h.names[p.Key] != name {
+			h.names[p.Key] = name
 			changed = true
 		}
 	}

@@ -49,7 +49,7 @@ func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
 	if err := json.Unmarshal(pi.Doc, &d); err != nil {
 		return DocLines{Title: "(unreadable document from " + render.ShortKey(pi.From) + ")"}
 	}
-	n := d.Name
+	n := render.Clip(d.Name, render.MaxName)
 	if n == "" {
 		n = "(no name)"
 	}
@@ -75,7 +75,7 @@ func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
 	if d.Unread > 0 {
 		det = append(det, fmt.Sprintf("%d unread", d.Unread))
 	}
-	out.Detail = strings.Join(det, " · ")
+	out.Detail = render.Clip(strings.Join(det, " · "), render.MaxField)
 	sort.SliceStable(d.Threads, func(i, j int) bool {
 		a, b := d.Threads[i], d.Threads[j]
 		if a.Updated != b.Updated {
@@ -88,7 +88,7 @@ func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
 	})
 	var ths []string
 	for _, t := range d.Threads {
-		subj := t.Subject
+		subj := render.Clip(t.Subject, render.MaxTitle)
 		if subj == "" {
 			subj = t.Th
 		}
@@ -96,7 +96,8 @@ func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
 		if name != nil {
 			other = name(t.Peer)
 		}
-		mine, theirs := t.Mine, t.Theirs
+		other = render.Clip(other, render.MaxName)
+		mine, theirs := render.Clip(t.Mine, render.MaxName), render.Clip(t.Theirs, render.MaxName)
 		if mine == "" {
 			mine = "–"
 		}
@@ -108,14 +109,14 @@ func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
 	if len(ths) == 0 {
 		out.Threads = "no threads published"
 	} else {
-		out.Threads = strings.Join(ths, "; ")
+		out.Threads = render.Clip(strings.Join(ths, "; "), render.MaxField)
 	}
 	return out
 }
 
 // PeerLine is a peer's row text in the Presence window.
 func PeerLine(p peer.PeerInfo) (title, detail string) {
-	name := p.Name
+	name := render.Clip(p.Name, render.MaxName)
 	if name == "" {
 		name = "(no name)"
 	}
@@ -143,7 +144,7 @@ func PeerLine(p peer.PeerInfo) (title, detail string) {
 		d = append(d, "not trusted")
 	}
 	if p.About != "" {
-		d = append(d, p.About)
+		d = append(d, render.Clip(p.About, render.MaxTitle))
 	}
 	return title, strings.Join(d, " · ")
 }

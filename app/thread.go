@@ -117,7 +117,7 @@ func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
 func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 	tw.info = t
 	r := render.DescribeThread(t, tw.a.main.name)
-	title := t.Subject
+	title := render.Clip(t.Subject, render.MaxTitle)
 	if title == "" {
 		title = "(no subject)"
 	}

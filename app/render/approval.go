@@ -2,7 +2,10 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
@@ -13,6 +16,10 @@ type Approval struct {
 	Title  string  // "exec on this peer", "grant for exec, fs:read"
 	Who    string  // name and short key of who asks
 	Fields []Field // capability, where, the exact command/cwd/path, reason…
+	// Whole holds every field uncut when one in Fields was cut at
+	// MaxField characters (nil otherwise): the prompt then offers the
+	// whole request, shown in wrapped lines (WholeLines).
+	Whole []Field
 }
 
 // DescribeApproval builds the prompt's content: who asks, for which
@@ -58,11 +65,32 @@ func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 	}
 	// The peer chose the name, command, paths and reason: show every
 	// character they hold.
-	a.Title, a.Who = visible.String(a.Title), visible.String(a.Who)
+	a.Title, a.Who = Clip(visible.String(a.Title), MaxTitle), visible.String(a.Who)
 	for i := range a.Fields {
 		a.Fields[i].Value = visible.String(a.Fields[i].Value)
 	}
+	for i, f := range a.Fields {
+		if cut := Cut(f.Value, MaxField); cut != f.Value {
+			if a.Whole == nil {
+				a.Whole = slices.Clone(a.Fields)
+			}
+			a.Fields[i].Value = fmt.Sprintf("%s\n(%d characters in all: Show whole request…)", cut, utf8.RuneCountInString(f.Value))
+		}
+	}
 	return a
+}
+
+// WholeLines lays out fields for reading in a list: each field's label on
+// a line of its own, then its value wrapped at width runes, monospace.
+func WholeLines(fields []Field, width int) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, f.Label+":")
+		for _, l := range Wrap(f.Value, width, true) {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
 }
 
 // detailFields shows a request's data exactly: the command line, cwd, env

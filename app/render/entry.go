@@ -174,6 +174,7 @@ func introducePart(w wireLine) Part {
 
 // nameOrKey is "name (short)" or the short key alone.
 func nameOrKey(name, k string) string {
+	name = Clip(name, MaxName)
 	if name == "" {
 		return ShortKey(k)
 	}

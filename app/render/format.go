@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // keyPrefix is the text prefix of AWP public keys.
@@ -69,4 +70,33 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// Bounds on what one label shows of text a peer chose. Fyne lays out a
+// label's whole text each time it is bound or resized, and wrapping grows
+// faster than the text: 4,000 characters take about 10 ms, 100,000 in an
+// approval prompt took 78 s. Peers choose names, subjects, states and the
+// data of requests, and a line may hold up to 1 MiB of them.
+const (
+	MaxName  = 64    // a peer's name, a state
+	MaxTitle = 200   // a subject, an about line
+	MaxField = 2_000 // one field of an approval prompt, a presence line
+)
+
+// Clip is s on one line (line breaks and tabs as spaces) and at most n
+// runes, the last of them an ellipsis when it was cut.
+func Clip(s string, n int) string {
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s)
+	}
+	return Cut(s, n)
+}
+
+// Cut is s cut to at most n runes, the last of them an ellipsis when it
+// was cut; line breaks stay.
+func Cut(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n { // bytes ≥ runes
+		return s
+	}
+	return s[:byteIndex(s, n-1)] + "…"
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // RowKind says how a Row is drawn.
@@ -116,7 +115,7 @@ func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
 		if e.Re != "" {
 			h += "  (reply)"
 		}
-		add(RowHeader, truncate(h, o.Width), nil)
+		add(RowHeader, Cut(h, o.Width), nil)
 		if e.Subject != "" {
 			addWrapped(RowTitle, "Subject: "+e.Subject)
 		}
@@ -180,8 +179,13 @@ func Wrap(text string, width int, mono bool) []string {
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\t", "    ")
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for utf8.RuneCountInString(line) > width {
+		for {
+			// Rune width's offset: linear in the line, where counting the
+			// rest each time was quadratic (a 1 MiB line).
 			cut := byteIndex(line, width)
+			if cut == len(line) {
+				break
+			}
 			if !mono {
 				if sp := strings.LastIndexByte(line[:cut+1], ' '); sp > 0 {
 					out = append(out, line[:sp])
@@ -207,12 +211,4 @@ func byteIndex(s string, n int) int {
 		i++
 	}
 	return len(s)
-}
-
-// truncate cuts s to width runes with an ellipsis.
-func truncate(s string, width int) string {
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	return s[:byteIndex(s, width-1)] + "…"
 }

@@ -71,7 +71,7 @@ func DescribeThread(t peer.ThreadInfo, name func(string) string) ThreadRow {
 	if name == nil {
 		name = ShortKey
 	}
-	title := t.Subject
+	title := Clip(t.Subject, MaxTitle)
 	if title == "" {
 		title = "(no subject)"
 	}
@@ -82,12 +82,12 @@ func DescribeThread(t peer.ThreadInfo, name func(string) string) ThreadRow {
 	if who == "" {
 		who = name(t.Peer)
 	}
-	parts := []string{who}
+	parts := []string{Clip(who, MaxName)}
 	if t.Mine != "" || t.Theirs != "" {
-		parts = append(parts, "me: "+orDash(t.Mine)+", them: "+orDash(t.Theirs))
+		parts = append(parts, "me: "+orDash(Clip(t.Mine, MaxName))+", them: "+orDash(Clip(t.Theirs, MaxName)))
 	}
 	if t.MirroredFrom != "" {
-		parts = append(parts, MarkMirror+" mirrored from "+name(t.MirroredFrom))
+		parts = append(parts, MarkMirror+" mirrored from "+Clip(name(t.MirroredFrom), MaxName))
 	}
 	if t.Withdrawn {
 		parts = append(parts, "withdrawn")

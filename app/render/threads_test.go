@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer"
 )
@@ -121,5 +122,57 @@ func TestDescribeApproval(t *testing.T) {
 	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer, AAAAAAAA"}, {"for", "CCCCCCCC"}, {"for how long", "1h0m0s"}}
 	if !equalFields(gr.Fields, wantG) {
 		t.Errorf("grant fields = %v\nwant %v", gr.Fields, wantG)
+	}
+}
+
+// What peers choose reaches a label bounded: names and states at MaxName,
+// a subject at MaxTitle, on one line.
+func TestDescribeThreadBounded(t *testing.T) {
+	huge := strings.Repeat("x", 500_000)
+	r := DescribeThread(peer.ThreadInfo{Peer: alice, PeerName: huge + "\nfake", Subject: "s\n" + huge, Mine: huge, Theirs: huge, Unread: 3}, nil)
+	if n := utf8.RuneCountInString(r.Title); n > MaxTitle+len("  (3)") || strings.ContainsRune(r.Title, '\n') || !strings.HasSuffix(r.Title, "…  (3)") {
+		t.Errorf("title: %d runes, %q…", n, r.Title[:20])
+	}
+	if n := utf8.RuneCountInString(r.Detail); n > 3*MaxName+40 {
+		t.Errorf("detail: %d runes", n)
+	}
+	if got := nameOrKey(huge, alice); utf8.RuneCountInString(got) > MaxName+len(" (AAAAAAAA)") {
+		t.Errorf("nameOrKey: %d runes", utf8.RuneCountInString(got))
+	}
+}
+
+func TestClipCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		clip string
+		cut  string
+	}{
+		{"short", 10, "short", "short"},
+		{"exactly10!", 10, "exactly10!", "exactly10!"},
+		{"eleven-long", 10, "eleven-lo…", "eleven-lo…"},
+		{"a\nb\tc\r\nd", 10, "a b c d", "a\nb\tc\r\nd"},
+		{"éééééé", 4, "ééé…", "ééé…"},
+	} {
+		if got := Clip(tc.s, tc.n); got != tc.clip {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.clip)
+		}
+		if got := Cut(tc.s, tc.n); got != tc.cut {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.cut)
+		}
+	}
+}
+
+// Wrap is linear in a long line (it counted the rest of the line for each
+// piece): 1 MiB in one line wraps into whole, ordered pieces.
+func TestWrapLongLine(t *testing.T) {
+	line := strings.Repeat("0123456789", 100_000)
+	got := Wrap(line, 100, true)
+	if len(got) != 10_000 || strings.Join(got, "") != line {
+		t.Errorf("%d pieces, joined equal: %v", len(got), strings.Join(got, "") == line)
+	}
+	prose := Wrap("aa bb cc dd", 5, false)
+	if strings.Join(prose, "|") != "aa bb|cc dd" {
+		t.Errorf("prose: %q", prose)
 	}
 }
