@@ -216,3 +216,32 @@ func TestHomeFilter(t *testing.T) {
 		t.Error("selecting a thread did not open it")
 	}
 }
+
+// A message of 900 KB of text in one line (a line may hold 1 MiB) opens as
+// list rows, every byte of it kept in order.
+func TestThreadHugeMessage(t *testing.T) {
+	f := newFakeNode()
+	text := strings.Repeat("0123456789", 90_000)
+	info := peer.ThreadInfo{Th: "thr_huge", Peer: aliceKey.String(), Subject: "huge", Lines: 1}
+	f.with(func() {
+		f.threads = append(f.threads, info)
+		f.lines[threadKey{"thr_huge", ""}] = []peer.LineInfo{msgLine("in", aliceKey, 1, "thr_huge", text)}
+	})
+	a, _ := newTestApp(t, f)
+	tw := a.openThread(info)
+	a.Wait()
+	tw.w.Resize(fyne.NewSize(800, 600))
+	tw.list.ScrollToBottom()
+	var got strings.Builder
+	for _, r := range tw.rows {
+		if r.Kind == render.RowText {
+			got.WriteString(r.Text)
+		}
+	}
+	if got.String() != text {
+		t.Errorf("the rows hold %d of the text's %d bytes, or out of order", got.Len(), len(text))
+	}
+	if len(tw.rows) < len(text)/200 {
+		t.Errorf("%d rows for %d bytes: not wrapped", len(tw.rows), len(text))
+	}
+}

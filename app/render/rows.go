@@ -161,9 +161,9 @@ func blobLabel(b *Blob) string {
 	if name == "" {
 		name = b.Ref
 	}
-	s := name + "  " + Size(b.Size)
+	s := Clip(name, MaxTitle) + "  " + Size(b.Size)
 	if b.Mime != "" {
-		s += "  " + b.Mime
+		s += "  " + Clip(b.Mime, MaxName)
 	}
 	return s
 }
