@@ -19,6 +19,16 @@ type pending struct {
 // ErrNoApproval is returned by Decide for an unknown or already decided id.
 var ErrNoApproval = errors.New("peer: no such pending approval")
 
+// How many requests may wait for a person at once, from one peer and in
+// all. Each waits up to Config.ApprovalTimeout on a goroutine and holds its
+// request (up to a line, 1 MiB): without a bound a peer could send requests
+// until the node runs out of memory, and bury the person in prompts. A
+// request over the bound is refused at once (forbidden), unseen.
+const (
+	MaxPendingPerPeer = 8
+	MaxPendingTotal   = 64
+)
+
 // askApproval registers req, asks the Approver (if any), and waits for a
 // decision, Decide, or the deadline (deny). It blocks: call it off the
 // session goroutines.
@@ -30,6 +40,11 @@ func (n *Node) askApproval(req ApprovalRequest) Decision {
 	req.Deadline = wire.FormatTime(deadline)
 	p := &pending{req: req, done: make(chan Decision, 1)}
 	n.mu.Lock()
+	if full := n.pendingFullLocked(req.From); full != "" {
+		n.mu.Unlock()
+		n.log.Warn("request refused unseen", "peer", req.From, "caps", req.Caps, "why", full)
+		return Decision{Allow: false, By: "limit", Reason: full}
+	}
 	n.approvals[req.ID] = p
 	n.mu.Unlock()
 	n.publish(Event{Type: EventApproval, Peer: req.From, Th: req.Th, Approval: &req})
@@ -58,6 +73,24 @@ func (n *Node) askApproval(req ApprovalRequest) Decision {
 	}
 	n.publish(Event{Type: EventApprovalDone, Peer: req.From, Th: req.Th, Approval: &req, Decision: &d})
 	return d
+}
+
+// pendingFullLocked says why a request from peer k may not wait for a
+// person now ("" when it may). n.mu is held.
+func (n *Node) pendingFullLocked(k string) string {
+	if len(n.approvals) >= MaxPendingTotal {
+		return fmt.Sprintf("%d requests are already waiting for approval", len(n.approvals))
+	}
+	mine := 0
+	for _, p := range n.approvals {
+		if p.req.From == k {
+			mine++
+		}
+	}
+	if mine >= MaxPendingPerPeer {
+		return fmt.Sprintf("%d requests from this peer are already waiting for approval", mine)
+	}
+	return ""
 }
 
 // Pending lists approvals waiting for a decision, oldest first.

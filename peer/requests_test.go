@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,4 +209,62 @@ func TestExecLargeOutputAsBlob(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// A peer cannot make requests wait for the person without bound: past
+// MaxPendingPerPeer the node refuses them at once, unseen, and the person's
+// list holds only the first ones.
+func TestPendingBounded(t *testing.T) {
+	ws := t.TempDir()
+	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.ApprovalTimeout = time.Minute })
+	req := newTestNode(t, "req")
+	connect(t, req, exe)
+	const extra = 3
+	type result struct{ err error }
+	results := make(chan result, MaxPendingPerPeer+extra)
+	for i := range MaxPendingPerPeer + extra {
+		go func() {
+			_, err := request(t, req, exe, execData(t, fmt.Sprintf("echo %d", i), nil))
+			results <- result{err}
+		}()
+	}
+	// The extra ones come back refused while the others wait.
+	for range extra {
+		r := <-results
+		var we *wire.Err
+		if !errors.As(r.err, &we) || we.Code != wire.CodeForbidden || !strings.Contains(we.Msg, "already waiting for approval") {
+			t.Fatalf("request over the bound: %v, want forbidden, already waiting for approval", r.err)
+		}
+	}
+	eventually(t, "the first requests pending", func() bool { return len(exe.Pending()) == MaxPendingPerPeer })
+	select {
+	case r := <-results:
+		t.Fatalf("a request within the bound was answered without a decision: %v", r.err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	// Decided, they make room again.
+	for _, p := range exe.Pending() {
+		if err := exe.Decide(p.ID, Decision{Allow: false}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range MaxPendingPerPeer {
+		wantForbidden(t, (<-results).err)
+	}
+	if p := exe.Pending(); len(p) != 0 {
+		t.Fatalf("pending left: %d", len(p))
+	}
+	ev, cancel := exe.Subscribe(8)
+	defer cancel()
+	go func() {
+		for e := range ev {
+			if e.Type == EventApproval {
+				_ = exe.Decide(e.Approval.ID, Decision{Allow: true})
+				return
+			}
+		}
+	}()
+	if _, err := request(t, req, exe, execData(t, "echo room", nil)); err != nil {
+		t.Fatalf("after the others were decided: %v", err)
+	}
 }
