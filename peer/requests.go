@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/grant"
@@ -231,9 +232,16 @@ func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMes
 	case errors.Is(err, profile.ErrBadRequest), errors.Is(err, profile.ErrUnknownMime):
 		s.sendErr(wire.CodeBadRequest, err.Error(), m.ID, m.Th)
 		return
-	case errors.Is(err, profile.ErrBusy):
-		s.sendErr(wire.CodeRateLimited, err.Error(), m.ID, m.Th)
-		return
+	case errors.Is(err, profile.ErrBusy), errors.Is(err, profile.ErrNoRoot):
+		// A granted request that fails gets a result with "error"
+		// (PROFILE.md). Not err rate_limited or internal: those say the
+		// line was not stored and will be sent again (SPEC §8), and this
+		// line was stored and acked.
+		if errors.Is(err, profile.ErrNoRoot) {
+			n.log.Error("profile request", "err", err)
+		}
+		b, _ := json.Marshal(map[string]string{"error": strings.TrimPrefix(err.Error(), "profile: ")})
+		res = profile.Result{Mime: profile.ResultMime(mime), Data: b}
 	case err != nil:
 		n.log.Error("profile request", "err", err)
 		s.sendErr(wire.CodeInternal, "could not run the request", m.ID, m.Th)

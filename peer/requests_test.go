@@ -268,3 +268,52 @@ func TestPendingBounded(t *testing.T) {
 		t.Fatalf("after the others were decided: %v", err)
 	}
 }
+
+// A granted request over the runner's limits is answered with a result
+// whose "error" says so (PROFILE.md: a granted request that fails still
+// gets a result), not with err rate_limited, which would tell the sender
+// its stored and acked line was not stored.
+func TestBusyIsAResult(t *testing.T) {
+	ws := t.TempDir()
+	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
+	req := newTestNode(t, "req")
+	connect(t, req, exe)
+	g, err := grant.Sign(exe.cfg.Key, req.Key(), []string{"exec"}, time.Now().Add(time.Hour), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := profile.DefaultMaxPerPeer + 2
+	type result struct {
+		out json.RawMessage
+		err error
+	}
+	results := make(chan result, n)
+	for range n {
+		go func() {
+			out, err := request(t, req, exe, execData(t, "sleep 2", map[string]any{"grant": json.RawMessage(g.Raw)}))
+			results <- result{out, err}
+		}()
+	}
+	busy, ran := 0, 0
+	for range n {
+		r := <-results
+		if r.err != nil {
+			t.Fatalf("request: %v, want a result", r.err)
+		}
+		var res profile.ExecResult
+		if err := json.Unmarshal(r.out, &res); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.Contains(res.Error, "busy") && strings.Contains(res.Error, "too many requests running"):
+			busy++
+		case res.Error == "" && res.Exit == 0:
+			ran++
+		default:
+			t.Errorf("result %s", r.out)
+		}
+	}
+	if busy != 2 || ran != profile.DefaultMaxPerPeer {
+		t.Errorf("%d busy, %d ran; want 2 and %d", busy, ran, profile.DefaultMaxPerPeer)
+	}
+}

@@ -13,7 +13,8 @@ var (
 	ErrBadRequest = errors.New("profile: bad request")
 
 	// ErrBusy is returned when the peer already has MaxPerPeer requests
-	// running, or the runner MaxTotal. The node answers `err rate_limited`.
+	// running, or the runner MaxTotal. The node answers with a result whose
+	// "error" is the message.
 	ErrBusy = errors.New("profile: busy")
 
 	// ErrUnknownMime is returned when the mime is not one of the request
@@ -21,7 +22,8 @@ var (
 	ErrUnknownMime = errors.New("profile: unknown request mime")
 
 	// ErrNoRoot is returned when Runner.Root is empty or cannot be opened
-	// as a directory. The node answers `err internal`.
+	// as a directory. The node answers with a result whose "error" is the
+	// message, and logs it.
 	ErrNoRoot = errors.New("profile: workspace root unavailable")
 )
 
