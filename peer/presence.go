@@ -119,6 +119,15 @@ func (n *Node) presenceLoop() {
 	}
 }
 
+// Bounds on this node's own document, so it stays well under
+// presence.MaxDocBytes (about 1000 × 200 B of peers and 50 × 600 B of
+// threads) whatever peers named themselves or their threads.
+const (
+	maxDocPeers     = 1000
+	docNameBytes    = 128 // a peer's name, a state
+	docSubjectBytes = 256 // a thread's subject
+)
+
 // buildDoc assembles this node's document from its state.
 func (n *Node) buildDoc(detail string) presence.Doc {
 	now := n.now()
@@ -133,7 +142,7 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 	n.mu.Unlock()
 	_ = n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
-			e := presence.PeerEntry{Key: p.Key, Name: p.Name}
+			e := presence.PeerEntry{Key: p.Key, Name: wire.Clip(p.Name, docNameBytes)}
 			if k, err := key.ParsePublic(p.Key); err == nil {
 				if s := up[k]; s != nil {
 					e.Up, e.RTT = true, s.hsDur.Milliseconds()
@@ -142,6 +151,12 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 			d.Peers = append(d.Peers, e)
 			return true
 		})
+		if len(d.Peers) > maxDocPeers {
+			// Up peers first, so the document stays well under
+			// presence.MaxDocBytes however many peers this node knows.
+			sort.SliceStable(d.Peers, func(i, j int) bool { return d.Peers[i].Up && !d.Peers[j].Up })
+			d.Peers = d.Peers[:maxDocPeers]
+		}
 		var ths []presence.ThreadEntry
 		_ = tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
 			if tk.NS != store.NSOwn {
@@ -149,8 +164,8 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 			}
 			d.Unread += t.Unread
 			if detail == presence.DetailFull && !t.Private {
-				ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: t.Subject,
-					Mine: t.Mine, Theirs: t.Theirs, Updated: wire.FormatTime(t.Updated)})
+				ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: wire.Clip(t.Subject, docSubjectBytes),
+					Mine: wire.Clip(t.Mine, docNameBytes), Theirs: wire.Clip(t.Theirs, docNameBytes), Updated: wire.FormatTime(t.Updated)})
 			}
 			return true
 		})
@@ -234,7 +249,7 @@ func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, do
 
 // onPresence verifies, keeps and relays a received presence document.
 func (n *Node) onPresence(s *session, p *wire.Presence) {
-	if p.Hops < 1 || p.Hops > wire.MaxHops {
+	if p.Hops < 1 || p.Hops > wire.MaxHops || len(p.Doc) > presence.MaxDocBytes {
 		return
 	}
 	d, origin, err := presence.Verify(p.Doc)

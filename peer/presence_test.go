@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
+	"github.com/awp-tray/awp-tray/peer/store"
 )
 
 func quietNode(t testing.TB, name string, mod ...func(*Config)) *testNode {
@@ -260,4 +264,54 @@ func waitPresenceQuiet(t *testing.T, nodes []*testNode) {
 		}
 	}
 	t.Logf("presence quiet after %d lines, %v", last, since.Sub(start).Round(time.Millisecond))
+}
+
+// This node's own document stays under what receivers accept however many
+// peers it knows and whatever they named themselves and their threads.
+func TestOwnDocBounded(t *testing.T) {
+	n := newTestNode(t, "hub")
+	huge := strings.Repeat("é", 300_000) // 600 KB: a name or subject a peer chose
+	now := time.Now()
+	err := n.db.Update(func(tx *store.Tx) error {
+		for i := range maxDocPeers + 200 {
+			seed := make([]byte, 32)
+			seed[0], seed[1] = byte(i), byte(i>>8)
+			k, err := key.FromSeed(seed)
+			if err != nil {
+				return err
+			}
+			name := "p"
+			if i < 3 {
+				name = huge
+			}
+			if err := tx.PutPeer(&store.Peer{Key: k.Public().String(), Name: name, FirstSeen: now, LastSeen: now}); err != nil {
+				return err
+			}
+			if i < 60 {
+				tk := store.ThreadKey{NS: store.NSOwn, Peer: k.Public(), Th: fmt.Sprintf("thr_%06d", i)}
+				th, _ := tx.EnsureThread(tk, now)
+				th.Subject, th.Mine, th.Theirs = huge, huge, huge
+				tx.Touch(tk)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := n.buildDoc(presence.DetailFull)
+	raw, err := presence.Sign(n.cfg.Key, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > presence.MaxDocBytes {
+		t.Fatalf("own document is %d bytes, over the %d receivers accept", len(raw), presence.MaxDocBytes)
+	}
+	if len(d.Peers) != maxDocPeers || len(d.Threads) != 50 {
+		t.Errorf("%d peers, %d threads; want %d and 50", len(d.Peers), len(d.Threads), maxDocPeers)
+	}
+	if !utf8.ValidString(string(raw)) {
+		t.Error("a clipped name split a character")
+	}
+	t.Logf("own document: %d bytes", len(raw))
 }

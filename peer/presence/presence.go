@@ -23,6 +23,17 @@ const (
 	Expiry    = 10 * time.Minute // drop entries this long after their newest document
 )
 
+// Bounds on the table. Anyone can make keys and sign documents, and a line
+// may hold 1 MiB, so without them one neighbour could fill memory with
+// documents of made-up origins (and have every other neighbour relay
+// them). NOTES §1 sets no bounds; these leave room for far larger meshes
+// than a developer's (a document lists at most 50 threads).
+const (
+	MaxDocBytes = 256 << 10 // a larger document is dropped
+	MaxOrigins  = 4096      // origins held in all
+	MaxPerRelay = 256       // origins held whose newest document came from one neighbour
+)
+
 // Detail levels a node publishes.
 const (
 	DetailFull  = "full"  // peers and threads
@@ -76,6 +87,11 @@ var (
 	ErrStale = errors.New("presence: stale or future document")
 	// ErrOld is returned for a document whose seq is not newer than the one held.
 	ErrOld = errors.New("presence: not newer than the document held")
+	// ErrTooBig is returned for a document over MaxDocBytes.
+	ErrTooBig = errors.New("presence: document too large")
+	// ErrFull is returned for a new origin when the table holds MaxOrigins,
+	// or MaxPerRelay from the neighbour it came from.
+	ErrFull = errors.New("presence: table full")
 	// ErrHops is returned for a line with hops outside 1..8.
 	ErrHops = errors.New("presence: hops out of range")
 )
@@ -129,8 +145,9 @@ type Entry struct {
 
 // Table keeps the newest document per origin. The zero value is ready.
 type Table struct {
-	mu      sync.Mutex // guards entries
+	mu      sync.Mutex // guards entries and byFrom
 	entries map[key.PublicKey]*Entry
+	byFrom  map[key.PublicKey]int // entries per Entry.From
 }
 
 // Offer checks a received document (signature already verified by the
@@ -139,6 +156,9 @@ type Table struct {
 func (t *Table) Offer(self key.PublicKey, origin key.PublicKey, d *Doc, raw []byte, hops int, from key.PublicKey, now time.Time) error {
 	if hops < 1 || hops > wire.MaxHops {
 		return ErrHops
+	}
+	if len(raw) > MaxDocBytes {
+		return ErrTooBig
 	}
 	if origin == self {
 		return ErrOwn
@@ -154,12 +174,49 @@ func (t *Table) Offer(self key.PublicKey, origin key.PublicKey, d *Doc, raw []by
 	defer t.mu.Unlock()
 	if t.entries == nil {
 		t.entries = map[key.PublicKey]*Entry{}
+		t.byFrom = map[key.PublicKey]int{}
 	}
-	if old := t.entries[origin]; old != nil && now.Sub(old.Received) < Expiry && d.Seq <= old.Doc.Seq {
+	old := t.entries[origin]
+	if old != nil && now.Sub(old.Received) < Expiry && d.Seq <= old.Doc.Seq {
 		return ErrOld
 	}
+	if old == nil || old.From != from {
+		if !t.roomLocked(from, old != nil, now) {
+			return ErrFull
+		}
+	}
+	if cur := t.entries[origin]; cur != nil { // roomLocked may have dropped it as expired
+		t.forgetLocked(cur)
+	}
 	t.entries[origin] = &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now}
+	t.byFrom[from]++
 	return nil
+}
+
+// roomLocked reports whether one more origin may come from neighbour from
+// (replacing says the origin is held already, so the total does not grow),
+// dropping expired entries first when the bounds are reached.
+func (t *Table) roomLocked(from key.PublicKey, replacing bool, now time.Time) bool {
+	fits := func() bool {
+		return t.byFrom[from] < MaxPerRelay && (replacing || len(t.entries) < MaxOrigins)
+	}
+	if fits() {
+		return true
+	}
+	for _, e := range t.entries {
+		if now.Sub(e.Received) >= Expiry {
+			t.forgetLocked(e)
+		}
+	}
+	return fits()
+}
+
+// forgetLocked removes e from the table.
+func (t *Table) forgetLocked(e *Entry) {
+	delete(t.entries, e.Origin)
+	if t.byFrom[e.From]--; t.byFrom[e.From] <= 0 {
+		delete(t.byFrom, e.From)
+	}
 }
 
 // List returns the live entries, newest first, dropping expired ones.
@@ -167,9 +224,9 @@ func (t *Table) List(now time.Time) []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make([]Entry, 0, len(t.entries))
-	for k, e := range t.entries {
+	for _, e := range t.entries {
 		if now.Sub(e.Received) >= Expiry {
-			delete(t.entries, k)
+			t.forgetLocked(e)
 			continue
 		}
 		out = append(out, *e)

@@ -326,3 +326,20 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// Clip returns s cut to at most n bytes on a rune boundary, ending in "…"
+// when it was cut (n counts the ellipsis's 3 bytes; below 3 the ellipsis
+// alone is returned).
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if n < 0 {
+		n = 0
+	}
+	return s[:n] + "…"
+}
