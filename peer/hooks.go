@@ -29,5 +29,6 @@ func (n *Node) storeIntroduce(tx *store.Tx, from key.PublicKey, in *wire.Introdu
 		p.Listen = in.Peer.Listen
 	}
 	_ = tx.PutPeer(p)
-	n.storeGrantRaw(tx, in.Grant, now)
+	room := grantRoom(-1)
+	n.storeGrantRaw(tx, in.Grant, now, &room)
 }

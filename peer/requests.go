@@ -49,9 +49,22 @@ func grantID(raw []byte) string {
 	return "g_" + hex.EncodeToString(h[:12])
 }
 
+// MaxLooseGrants bounds the received grants kept that are neither for this
+// node, nor from it, nor from a key it trusts (a grant from an introduced
+// issuer, kept so a later request need not attach it): such a grant is
+// stored only while fewer than this many grants are held. Anyone can sign
+// grants, and every request checks the stored ones, so without a bound a
+// peer could flood the store and slow every request.
+const MaxLooseGrants = 4096
+
+// grantRoom is how many more loose grants one message may store: counted
+// once, on its first loose grant (-1 until then).
+type grantRoom int
+
 // storeGrantRaw stores a received grant whose signature verifies and that
-// has not expired; anything else is ignored.
-func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time) {
+// has not expired; anything else is ignored, and so is a loose grant (see
+// MaxLooseGrants) when room is used up.
+func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time, room *grantRoom) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return
 	}
@@ -63,6 +76,17 @@ func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time) {
 	if _, ok := tx.Grant(id); ok {
 		return
 	}
+	if g.Sub != n.pub && g.Iss != n.pub {
+		if p, ok := tx.Peer(g.Iss); !ok || !p.Trusted {
+			if *room < 0 {
+				*room = grantRoom(max(MaxLooseGrants-tx.GrantCount(), 0))
+			}
+			if *room == 0 {
+				return
+			}
+			*room--
+		}
+	}
 	_ = tx.PutGrant(&store.GrantRec{ID: id, Raw: g.Raw, Exp: g.Exp, Issued: g.Iss == n.pub, Stored: now})
 }
 
@@ -72,13 +96,14 @@ func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time) {
 func (n *Node) inspectMsg(tx *store.Tx, s *session, m *wire.Msg, res *inResult) {
 	now := n.now()
 	var afters []func()
+	room := grantRoom(-1)
 	for _, p := range m.DecodeParts() {
 		if p.K != wire.PartData {
 			continue
 		}
 		switch {
 		case p.Mime == MimeGrant:
-			n.storeGrantRaw(tx, p.Data, now)
+			n.storeGrantRaw(tx, p.Data, now, &room)
 			if m.Re != "" {
 				n.deliverAnswer(m.Re, answer{mime: p.Mime, data: p.Data})
 			}
@@ -92,7 +117,7 @@ func (n *Node) inspectMsg(tx *store.Tx, s *session, m *wire.Msg, res *inResult) 
 			// Grants attached to a request are stored like any other.
 			if gs, err := grant.Attached(data); err == nil {
 				for _, g := range gs {
-					n.storeGrantRaw(tx, g.Raw, now)
+					n.storeGrantRaw(tx, g.Raw, now, &room)
 				}
 			}
 			afters = append(afters, func() { n.onProfileRequest(s, m, mime, data) })

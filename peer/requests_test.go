@@ -14,6 +14,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -315,5 +316,66 @@ func TestBusyIsAResult(t *testing.T) {
 	}
 	if busy != 2 || ran != profile.DefaultMaxPerPeer {
 		t.Errorf("%d busy, %d ran; want 2 and %d", busy, ran, profile.DefaultMaxPerPeer)
+	}
+}
+
+// Grants nobody here can use are kept only up to MaxLooseGrants; grants
+// for this node, from it, or from a key it trusts are always kept.
+func TestLooseGrantsBounded(t *testing.T) {
+	n := newTestNode(t, "n")
+	now := time.Now()
+	exp := now.Add(time.Hour)
+	newKey := func() key.PrivateKey {
+		k, err := key.NewPrivate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	sign := func(iss key.PrivateKey, sub key.PublicKey) json.RawMessage {
+		g, err := grant.Sign(iss, sub, []string{"exec"}, exp, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Raw
+	}
+	stranger, other := newKey(), newKey().Public()
+	count := func() (c int) {
+		_ = n.db.View(func(tx *store.Tx) error { c = tx.GrantCount(); return nil })
+		return c
+	}
+	// Two messages' worth of loose grants: the second passes the bound.
+	for _, batch := range []int{MaxLooseGrants - 10, 30} {
+		err := n.db.Update(func(tx *store.Tx) error {
+			room := grantRoom(-1)
+			for range batch {
+				n.storeGrantRaw(tx, sign(stranger, other), now, &room)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := count(); c != MaxLooseGrants {
+		t.Fatalf("%d grants stored, want %d", c, MaxLooseGrants)
+	}
+	trusted := newKey()
+	err := n.db.Update(func(tx *store.Tx) error {
+		if err := tx.PutPeer(&store.Peer{Key: trusted.Public().String(), Trusted: true, FirstSeen: now, LastSeen: now}); err != nil {
+			return err
+		}
+		room := grantRoom(-1)
+		n.storeGrantRaw(tx, sign(stranger, n.Key()), now, &room) // for this node
+		n.storeGrantRaw(tx, sign(n.cfg.Key, other), now, &room)  // from it
+		n.storeGrantRaw(tx, sign(trusted, other), now, &room)    // from a trusted key
+		n.storeGrantRaw(tx, sign(stranger, other), now, &room)   // loose: no room
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := count(); c != MaxLooseGrants+3 {
+		t.Fatalf("%d grants stored, want %d (the three usable ones kept, the loose one not)", c, MaxLooseGrants+3)
 	}
 }

@@ -102,5 +102,16 @@ func (tx *Tx) Grants(fn func(*GrantRec) bool) {
 	}
 }
 
+// GrantCount is how many grant records are stored (keys counted, nothing
+// decoded).
+func (tx *Tx) GrantCount() int {
+	n := 0
+	c := tx.btx.Bucket(bGrants).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
 // DeleteGrant removes a grant record.
 func (tx *Tx) DeleteGrant(id string) error { return tx.btx.Bucket(bGrants).Delete([]byte(id)) }
