@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -531,4 +533,42 @@ func TestHostileAfterHandshakeFatal(t *testing.T) {
 		})
 	}
 	checkNodeServes(t, a)
+}
+
+// A hello may carry up to 1 MiB of name and about; the node keeps and
+// shows at most MaxPeerName and MaxPeerAbout bytes of them.
+func TestHelloNameBounded(t *testing.T) {
+	n := newTestNode(t, "n")
+	ev, cancel := n.Subscribe(16)
+	defer cancel()
+	p := dialRaw(t, n)
+	listen := []string{"tcp://127.0.0.1:" + strings.Repeat("9", 600)} // too long: dropped, not cut
+	for i := range 100 {
+		listen = append(listen, fmt.Sprintf("tcp://127.0.0.1:%d", 20000+i))
+	}
+	p.sendHello(p.hello(map[string]any{"name": strings.Repeat("é", 200_000), "about": strings.Repeat("a", 300_000), "listen": listen}))
+	p.finishHandshake()
+	for e := range ev {
+		if e.Type == EventPeerUp {
+			if len(e.PeerName) > MaxPeerName || !utf8.ValidString(e.PeerName) {
+				t.Errorf("peer_up name: %d bytes", len(e.PeerName))
+			}
+			break
+		}
+	}
+	eventually(t, "the peer listed", func() bool {
+		ps, _ := n.Peers()
+		for _, pi := range ps {
+			if pi.Key == p.priv.Public().String() {
+				if len(pi.Name) > MaxPeerName || len(pi.About) > MaxPeerAbout || !strings.HasPrefix(pi.Name, "éé") {
+					t.Fatalf("listed with a %d-byte name and %d-byte about", len(pi.Name), len(pi.About))
+				}
+				if len(pi.Listen) != MaxPeerListen || pi.Listen[0] != "tcp://127.0.0.1:20000" {
+					t.Fatalf("listed with %d addresses, the first %.40q", len(pi.Listen), pi.Listen[0])
+				}
+				return true
+			}
+		}
+		return false
+	})
 }

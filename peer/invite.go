@@ -71,13 +71,13 @@ func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 			p = &store.Peer{Key: k.String(), FirstSeen: now}
 		}
 		if c.Name != "" {
-			p.Name = c.Name
+			p.Name = wire.Clip(c.Name, MaxPeerName)
 		}
 		if len(c.Listen) > 0 {
 			p.Listen = c.Listen
 		}
 		if c.About != "" {
-			p.About = c.About
+			p.About = wire.Clip(c.About, MaxPeerAbout)
 		}
 		return tx.PutPeer(p)
 	})

@@ -49,7 +49,35 @@ type session struct {
 	closeOnce sync.Once
 }
 
+// A peer's name and about line as this node keeps and shows them: cut to
+// these many bytes (SPEC sets no bound, and a hello may hold 1 MiB of them,
+// which every peer list, event and prompt would carry). Of its listen
+// addresses it keeps the first MaxPeerListen, each at most MaxAddrLen
+// bytes (a longer one is dropped, not cut: a cut address is wrong).
+const (
+	MaxPeerName   = 256
+	MaxPeerAbout  = 1024
+	MaxPeerListen = 16
+	MaxAddrLen    = 512
+)
+
+// boundHello applies those bounds to a verified hello.
+func boundHello(h *wire.Hello) {
+	h.Name, h.About = wire.Clip(h.Name, MaxPeerName), wire.Clip(h.About, MaxPeerAbout)
+	listen := h.Listen[:0:0]
+	for _, a := range h.Listen {
+		if len(listen) == MaxPeerListen {
+			break
+		}
+		if len(a) <= MaxAddrLen {
+			listen = append(listen, a)
+		}
+	}
+	h.Listen = listen
+}
+
 func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.Hello, res *wire.Resume, dialAddr string, early []wire.Frame) *session {
+	boundHello(h) // verified already
 	s := &session{n: n, c: c, r: r, peer: pk, peerS: pk.String(), hello: h, resume: res, dialAddr: dialAddr, early: early,
 		acks: map[string]string{}, started: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(n.ctx)
