@@ -366,7 +366,7 @@ func (tw *threadWindow) saveBlob(r render.Row) {
 			}
 		})
 	}, tw.w)
-	d.SetFileName(r.Blob.Name)
+	d.SetFileName(render.SafeFileName(r.Blob.Name))
 	d.Show()
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/awp-tray/awp-tray/internal/visible"
 )
 
 // keyPrefix is the text prefix of AWP public keys.
@@ -99,4 +101,31 @@ func Cut(s string, n int) string {
 		return s
 	}
 	return s[:byteIndex(s, n-1)] + "…"
+}
+
+// SafeFileName is a peer's name for a file as the Save dialog may offer
+// it: its last path element (a name with "/" or "\" in it must not lead the
+// save elsewhere), characters that do not show as themselves replaced by
+// "_" (a bidi override can make "exe.jpg" read as "gpj.exe"), at most 200
+// bytes, and "download" when nothing usable is left.
+func SafeFileName(name string) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if visible.Hides(r) || r == '\n' || r == '\t' || r == utf8.RuneError {
+			return '_'
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	for len(name) > 200 {
+		_, n := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-n]
+	}
+	if name == "" || name == "." || name == ".." {
+		return "download"
+	}
+	return name
 }

@@ -176,3 +176,22 @@ func TestWrapLongLine(t *testing.T) {
 		t.Errorf("prose: %q", prose)
 	}
 }
+
+func TestSafeFileName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"report.pdf", "report.pdf"},
+		{"../../.bashrc", ".bashrc"},
+		{`..\..\Startup\evil.bat`, "evil.bat"},
+		{"/etc/passwd", "passwd"},
+		{"photo\u202egpj.exe", "photo_gpj.exe"},
+		{"a\nb\tc", "a_b_c"},
+		{"..", "download"},
+		{"dir/", "download"},
+		{"   ", "download"},
+		{strings.Repeat("é", 150), strings.Repeat("é", 100)},
+	} {
+		if got := SafeFileName(tc.in); got != tc.want {
+			t.Errorf("SafeFileName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
