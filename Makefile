@@ -54,7 +54,7 @@ fuzz:
 	  ./peer/wire:FuzzReadLine ./peer/wire:FuzzDecode ./peer/wire:FuzzCanonical ./peer/wire:FuzzChunkDecode \
 	  ./peer:FuzzHandshake ./peer/grant:FuzzParseVerify ./peer/grant:FuzzCanonicalFixedPoint \
 	  ./peer/transport:FuzzParseAddr ./peer/profile:FuzzHandle ./peer/presence:FuzzVerify \
-	  ./keystore:FuzzParseSecret ./internal/visible:FuzzString ./internal/visible:FuzzRequest; do \
+	  ./keystore:FuzzParseSecret ./internal/visible:FuzzString ./internal/visible:FuzzRequest ./app/render:FuzzWrap; do \
 	  pkg=$${pkg_target%%:*}; target=$${pkg_target##*:}; \
 	  echo "== $$target ($$pkg)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \

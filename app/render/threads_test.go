@@ -195,3 +195,43 @@ func TestSafeFileName(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWrap: no piece is longer than the width, and monospace pieces put
+// back together give the text (tabs as four spaces, CRLF as LF).
+func FuzzWrap(f *testing.F) {
+	for _, s := range []string{"", "aa bb cc dd", "x\ty\r\nz", strings.Repeat("é", 300), "a\n\nb", "\xff\xfe"} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, s string, width int) {
+		width = 1 + (width&0xff)%120
+		for _, mono := range []bool{true, false} {
+			lines := Wrap(s, width, mono)
+			for _, l := range lines {
+				if utf8.RuneCountInString(l) > width {
+					t.Fatalf("Wrap(%q, %d, %v): piece %q is longer than the width", s, width, mono, l)
+				}
+			}
+			if mono {
+				// The pieces of one source line join with nothing, and
+				// source lines with "\n".
+				want := strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", "    ")
+				n := 0
+				for _, src := range strings.Split(want, "\n") {
+					for rest := src; ; {
+						if n == len(lines) || !strings.HasPrefix(rest, lines[n]) {
+							t.Fatalf("Wrap(%q, %d, true) = %q does not put %q back together", s, width, lines, want)
+						}
+						rest = rest[len(lines[n]):]
+						n++
+						if rest == "" {
+							break
+						}
+					}
+				}
+				if n != len(lines) {
+					t.Fatalf("Wrap(%q, %d, true) = %q: %d pieces left over", s, width, lines, len(lines)-n)
+				}
+			}
+		}
+	})
+}
