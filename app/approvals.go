@@ -34,9 +34,12 @@ type approvalsWindow struct {
 	deny    *widget.Button
 	whole   *widget.Button // "Show whole request…", when a field was cut
 	wholeOf []render.Field // what it shows
-	empty   *widget.Label
-	detail  *fyne.Container
-	decided map[string]bool // decisions sent, waiting for the node's event
+	// readWhole: requests whose whole text the person opened (a cut one
+	// cannot be allowed before).
+	readWhole map[string]bool
+	empty     *widget.Label
+	detail    *fyne.Container
+	decided   map[string]bool // decisions sent, waiting for the node's event
 
 	grantList *widget.List
 	grants    []peer.GrantInfo // issued by me, newest expiry first
@@ -154,7 +157,7 @@ func (a *App) promptApproval(req peer.ApprovalRequest) {
 }
 
 func newApprovalsWindow(a *App) *approvalsWindow {
-	w := &approvalsWindow{a: a, w: a.fa.NewWindow("AWP: Approvals"), decided: map[string]bool{}}
+	w := &approvalsWindow{a: a, w: a.fa.NewWindow("AWP: Approvals"), decided: map[string]bool{}, readWhole: map[string]bool{}}
 	w.list = widget.NewList(
 		func() int { return len(w.pending) },
 		func() fyne.CanvasObject {
@@ -233,13 +236,11 @@ func (w *approvalsWindow) self() string {
 // setPending shows the node's pending list. UI goroutine.
 func (w *approvalsWindow) setPending(ps []peer.ApprovalRequest) {
 	w.pending = ps
-	for id := range w.decided {
-		still := false
-		for _, p := range ps {
-			still = still || p.ID == id
-		}
-		if !still {
-			delete(w.decided, id)
+	for _, m := range []map[string]bool{w.decided, w.readWhole} {
+		for id := range m {
+			if w.find(id) == nil {
+				delete(m, id)
+			}
 		}
 	}
 	w.list.Refresh()
@@ -292,13 +293,22 @@ func (w *approvalsWindow) show(id string) {
 	}
 	w.fields.Refresh()
 	done := w.decided[id]
+	// A cut request is allowed only after the person opened it whole;
+	// Deny needs nothing read.
+	unread := d.Whole != nil && !w.readWhole[id]
 	for _, b := range []*widget.Button{w.once, w.hour, w.deny} {
-		if done {
+		if done || (unread && b != w.deny) {
 			b.Disable()
 		} else {
 			b.Enable()
 		}
 	}
+	if unread {
+		w.whole.Importance = widget.HighImportance
+	} else {
+		w.whole.Importance = widget.MediumImportance
+	}
+	w.whole.Refresh()
 	if req.Kind == peer.ApprovalGrantRequest {
 		w.once.SetText("Grant once")
 	} else {
@@ -335,6 +345,10 @@ func (w *approvalsWindow) showWhole() {
 	win.SetContent(list)
 	win.Resize(fyne.NewSize(900, 600))
 	win.Show()
+	if !w.readWhole[w.cur] {
+		w.readWhole[w.cur] = true
+		w.show(w.cur)
+	}
 }
 
 // decide sends the decision for the shown request off the UI goroutine.

@@ -323,8 +323,15 @@ func TestApprovalHugeRequest(t *testing.T) {
 	if !w.whole.Visible() {
 		t.Fatal("no Show whole request button")
 	}
+	// Not allowed before it was read whole; denied any time.
+	if !w.once.Disabled() || !w.hour.Disabled() || w.deny.Disabled() {
+		t.Errorf("before reading it whole: allow once disabled %v, for an hour %v, deny %v", w.once.Disabled(), w.hour.Disabled(), w.deny.Disabled())
+	}
 	before := len(a.fa.Driver().AllWindows())
 	test.Tap(w.whole)
+	if w.once.Disabled() || w.hour.Disabled() {
+		t.Error("Allow still disabled after the whole request was opened")
+	}
 	wins := a.fa.Driver().AllWindows()
 	if len(wins) != before+1 {
 		t.Fatalf("%d windows after Show whole request, want %d", len(wins), before+1)
