@@ -180,15 +180,23 @@ func TestApprovalFlow(t *testing.T) {
 	}
 }
 
-func TestExecLargeOutputAsBlob(t *testing.T) {
+// grantedPair connects req to exe, which denies what no grant covers, and
+// returns a grant from exe for req's exec requests.
+func grantedPair(t *testing.T) (exe, req *testNode, g *grant.Grant) {
+	t.Helper()
 	ws := t.TempDir()
-	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
-	req := newTestNode(t, "req")
+	exe = newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
+	req = newTestNode(t, "req")
 	connect(t, req, exe)
 	g, err := grant.Sign(exe.cfg.Key, req.Key(), []string{"exec"}, time.Now().Add(time.Hour), nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exe, req, g
+}
+
+func TestExecLargeOutputAsBlob(t *testing.T) {
+	exe, req, g := grantedPair(t)
 	// 300,000 bytes of output: 64 KiB inline, the rest in a blob named stdout.
 	out, err := request(t, req, exe, execData(t, "yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c 300000", map[string]any{"grant": json.RawMessage(g.Raw)}))
 	if err != nil {
@@ -275,14 +283,7 @@ func TestPendingBounded(t *testing.T) {
 // gets a result), not with err rate_limited, which would tell the sender
 // its stored and acked line was not stored.
 func TestBusyIsAResult(t *testing.T) {
-	ws := t.TempDir()
-	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
-	req := newTestNode(t, "req")
-	connect(t, req, exe)
-	g, err := grant.Sign(exe.cfg.Key, req.Key(), []string{"exec"}, time.Now().Add(time.Hour), nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe, req, g := grantedPair(t)
 	n := profile.DefaultMaxPerPeer + 2
 	type result struct {
 		out json.RawMessage
