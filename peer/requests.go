@@ -69,23 +69,32 @@ func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time, r
 		return
 	}
 	g, err := grant.Parse(raw)
-	if err != nil || g.Verify() != nil || g.Expired(now) {
+	if err != nil || g.Expired(now) {
 		return
 	}
 	id := grantID(g.Raw)
 	if _, ok := tx.Grant(id); ok {
 		return
 	}
-	if g.Sub != n.pub && g.Iss != n.pub {
-		if p, ok := tx.Peer(g.Iss); !ok || !p.Trusted {
-			if *room < 0 {
-				*room = grantRoom(max(MaxLooseGrants-tx.GrantCount(), 0))
-			}
-			if *room == 0 {
-				return
-			}
-			*room--
+	loose := g.Sub != n.pub && g.Iss != n.pub
+	if loose {
+		if p, ok := tx.Peer(g.Iss); ok && p.Trusted {
+			loose = false
 		}
+	}
+	if loose {
+		if *room < 0 {
+			*room = grantRoom(max(MaxLooseGrants-tx.GrantCount(), 0))
+		}
+		if *room == 0 {
+			return // before the signature check: a flood costs no verifying
+		}
+	}
+	if g.Verify() != nil {
+		return
+	}
+	if loose {
+		*room--
 	}
 	_ = tx.PutGrant(&store.GrantRec{ID: id, Raw: g.Raw, Exp: g.Exp, Issued: g.Iss == n.pub, Stored: now})
 }

@@ -345,6 +345,20 @@ func TestLooseGrantsBounded(t *testing.T) {
 		_ = n.db.View(func(tx *store.Tx) error { c = tx.GrantCount(); return nil })
 		return c
 	}
+	// A grant whose signature does not verify is not stored, room or not.
+	bad := []byte(strings.Replace(string(sign(stranger, other)), `"exec"`, `"fs:write"`, 1))
+	if g, err := grant.Parse(bad); err != nil || g.Verify() == nil {
+		t.Fatalf("the tampered grant should parse (%v) and fail to verify", err)
+	}
+	_ = n.db.Update(func(tx *store.Tx) error {
+		room := grantRoom(-1)
+		n.storeGrantRaw(tx, bad, now, &room)
+		n.storeGrantRaw(tx, []byte(strings.Replace(string(sign(stranger, n.Key())), `"exec"`, `"fs:write"`, 1)), now, &room)
+		return nil
+	})
+	if c := count(); c != 0 {
+		t.Fatalf("%d grants stored with bad signatures", c)
+	}
 	// Two messages' worth of loose grants: the second passes the bound.
 	for _, batch := range []int{MaxLooseGrants - 10, 30} {
 		err := n.db.Update(func(tx *store.Tx) error {
