@@ -79,9 +79,11 @@ func (m msgLine) preview() string {
 	return "New message"
 }
 
-// clip folds whitespace to single spaces and cuts s to n runes.
+// clip folds whitespace to single spaces, escapes characters that do not
+// show as themselves (visible.String: a peer's text must not reorder or
+// hide the rest of a notification) and cuts s to n runes.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = visible.String(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -38,6 +38,9 @@ func TestClip(t *testing.T) {
 	if got := clip("a\tb", 4); got != "a b" {
 		t.Errorf("clip: %q", got)
 	}
+	if got := clip("hi \u202eevil", 20); got != `hi \u202eevil` {
+		t.Errorf("clip: %q", got)
+	}
 }
 
 // A notification offers "Allow once" only when its body shows the
