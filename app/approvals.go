@@ -27,13 +27,12 @@ type approvalsWindow struct {
 	pending []peer.ApprovalRequest
 	cur     string // id of the request shown
 
-	title   *widget.Label
-	fields  *widget.Form
-	once    *widget.Button
-	hour    *widget.Button
-	deny    *widget.Button
-	whole   *widget.Button // "Show whole request…", when a field was cut
-	wholeOf []render.Field // what it shows
+	title  *widget.Label
+	fields *widget.Form
+	once   *widget.Button
+	hour   *widget.Button
+	deny   *widget.Button
+	whole  *widget.Button // "Show whole request…", when a field was cut
 	// readWhole: requests whose whole text the person opened (a cut one
 	// cannot be allowed before).
 	readWhole map[string]bool
@@ -275,7 +274,6 @@ func (w *approvalsWindow) show(id string) {
 	w.cur = id
 	d := render.DescribeApproval(*req, w.self())
 	w.title.SetText(d.Title)
-	w.wholeOf = d.Whole
 	if d.Whole != nil {
 		w.whole.Show()
 	} else {
@@ -326,10 +324,15 @@ const wholeWidth = 100
 // a list of wrapped lines: a label of the whole text would take Fyne
 // seconds to lay out.
 func (w *approvalsWindow) showWhole() {
-	if w.wholeOf == nil {
+	req := w.find(w.cur)
+	if req == nil {
 		return
 	}
-	lines := render.WholeLines(w.wholeOf, wholeWidth)
+	d := render.DescribeApproval(*req, w.self())
+	if d.Whole == nil {
+		return
+	}
+	lines := render.WholeLines(d.Whole, wholeWidth)
 	list := widget.NewList(
 		func() int { return len(lines) },
 		func() fyne.CanvasObject {
