@@ -70,7 +70,7 @@ func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 		a.Fields[i].Value = visible.String(a.Fields[i].Value)
 	}
 	for i, f := range a.Fields {
-		if cut := Cut(f.Value, MaxField); cut != f.Value {
+		if cut := visible.Cut(f.Value, MaxField); cut != f.Value {
 			if a.Whole == nil {
 				a.Whole = slices.Clone(a.Fields)
 			}

@@ -86,22 +86,16 @@ const (
 )
 
 // Clip is s on one line (line breaks and tabs as spaces) and at most n
-// runes, the last of them an ellipsis when it was cut.
+// runes, the last of them an ellipsis when it was cut (visible.Cut).
 func Clip(s string, n int) string {
 	if strings.ContainsAny(s, "\r\n\t") {
-		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s)
+		s = oneLine.Replace(s)
 	}
-	return Cut(s, n)
+	return visible.Cut(s, n)
 }
 
-// Cut is s cut to at most n runes, the last of them an ellipsis when it
-// was cut; line breaks stay.
-func Cut(s string, n int) string {
-	if len(s) <= n || utf8.RuneCountInString(s) <= n { // bytes ≥ runes
-		return s
-	}
-	return s[:byteIndex(s, n-1)] + "…"
-}
+// oneLine puts a text's line breaks and tabs as spaces.
+var oneLine = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ")
 
 // SafeFileName is a peer's name for a file as the Save dialog may offer
 // it: its last path element (a name with "/" or "\" in it must not lead the

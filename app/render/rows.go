@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/visible"
 )
 
 // RowKind says how a Row is drawn.
@@ -115,7 +117,7 @@ func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
 		if e.Re != "" {
 			h += "  (reply)"
 		}
-		add(RowHeader, Cut(h, o.Width), nil)
+		add(RowHeader, visible.Cut(h, o.Width), nil)
 		if e.Subject != "" {
 			addWrapped(RowTitle, "Subject: "+e.Subject)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -157,8 +158,8 @@ func TestClipCut(t *testing.T) {
 		if got := Clip(tc.s, tc.n); got != tc.clip {
 			t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.clip)
 		}
-		if got := Cut(tc.s, tc.n); got != tc.cut {
-			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.cut)
+		if got := visible.Cut(tc.s, tc.n); got != tc.cut {
+			t.Errorf("visible.Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.cut)
 		}
 	}
 }

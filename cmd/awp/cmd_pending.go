@@ -45,8 +45,11 @@ func requestText(p peer.ApprovalRequest) string {
 // covers ESC and the other control characters), and newlines and tabs as
 // \n and \t.
 func terminalText(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(visible.String(s))
+	return escapeBreaks.Replace(visible.String(s))
 }
+
+// escapeBreaks writes newlines and tabs as \n and \t.
+var escapeBreaks = strings.NewReplacer("\n", `\n`, "\t", `\t`)
 
 func runDecide(e *env, args []string) error {
 	fs := newFlags("decide")

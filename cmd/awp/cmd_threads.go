@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
@@ -33,7 +34,7 @@ func runThreads(e *env, args []string) error {
 		if t.MirroredFrom != "" {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
-		return []string{t.Th, who, clip(t.Subject, 40), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
+		return []string{t.Th, who, visible.Cut(t.Subject, 40), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
 	})
 }
 
@@ -102,7 +103,7 @@ func summarize(raw json.RawMessage) string {
 		} `json:"parts"`
 	}
 	if err := json.Unmarshal(raw, &l); err != nil {
-		return clip(string(raw), 120)
+		return visible.Cut(string(raw), 120)
 	}
 	var b []string
 	switch l.T {
@@ -134,7 +135,7 @@ func summarize(raw json.RawMessage) string {
 	default:
 		b = append(b, l.T)
 	}
-	return clip(oneLine(strings.Join(b, " ")), 200)
+	return visible.Cut(oneLine(strings.Join(b, " ")), 200)
 }
 
 func shortKey(k string) string {
@@ -143,13 +144,6 @@ func shortKey(k string) string {
 		return k[len(p) : len(p)+8]
 	}
 	return k
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func dash(s string) string {

@@ -87,13 +87,29 @@ func String(s string) string {
 func Argv(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`;&|<>()*?[]{}~#!") || Hidden(a) || strings.ContainsFunc(a, unicode.IsSpace) {
+		if a == "" || strings.ContainsAny(a, "\"'\\$`;&|<>()*?[]{}~#!") || Hidden(a) || strings.ContainsFunc(a, unicode.IsSpace) {
 			out[i] = quote(a)
 		} else {
 			out[i] = a
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// Cut is s cut to at most n runes (n ≥ 1), the last of them an ellipsis
+// when it was cut; line breaks stay.
+func Cut(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n { // bytes ≥ runes
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n-1 {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
 }
 
 // quote is strconv.Quote with every character that Hides escaped as well
