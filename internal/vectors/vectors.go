@@ -1,4 +1,6 @@
-// Package vectors finds the shared AWP test vectors for tests.
+// Package vectors finds the AWP test vectors for tests: the repository's own
+// copy in testdata/vectors (docs/protocol/vectors.md says where they come
+// from and what each file pins).
 package vectors
 
 import (
@@ -7,9 +9,10 @@ import (
 	"testing"
 )
 
-// Dir finds the shared AWP test vectors: $AWP_VECTORS, else
-// ../shared/awp/vectors beside the repository root, searched upward from the
-// working directory. Tests fail (not skip) when they are missing.
+// Dir returns the directory holding the test vectors: $AWP_VECTORS, else
+// testdata/vectors at the repository root, found by walking up from the
+// working directory to the directory holding go.mod. Tests fail (not skip)
+// when they are missing.
 func Dir(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("AWP_VECTORS"); d != "" {
@@ -20,13 +23,16 @@ func Dir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for {
-		c := filepath.Join(dir, "..", "shared", "awp", "vectors")
-		if st, err := os.Stat(filepath.Join(c, "keys.json")); err == nil && !st.IsDir() {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			c := filepath.Join(dir, "testdata", "vectors")
+			if _, err := os.Stat(filepath.Join(c, "keys.json")); err != nil {
+				t.Fatalf("test vectors not found: %v", err)
+			}
 			return c
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("shared/awp/vectors not found: set AWP_VECTORS or check out shared/ beside the repository")
+			t.Fatal("test vectors not found: no go.mod above the working directory (or set AWP_VECTORS)")
 		}
 		dir = parent
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestVectorsKeys(t *testing.T) {
-	b, err := os.ReadFile("../../../shared/awp/vectors/keys.json")
+	b, err := os.ReadFile("../../testdata/vectors/keys.json")
 	if err != nil {
 		t.Fatalf("vectors: %v", err)
 	}

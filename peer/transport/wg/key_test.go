@@ -22,7 +22,7 @@ type wgVector struct {
 	TunnelIP6 string `json:"tunnel_addr"`
 }
 
-// TestVectors reproduces ../shared/awp/vectors/wireguard.json.
+// TestVectors reproduces testdata/vectors/wireguard.json.
 func TestVectors(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), "wireguard.json"))
 	if err != nil {
