@@ -306,13 +306,14 @@ func TestNodeApprovals(t *testing.T) {
 		t.Errorf("tray approvals item = %q", got)
 	}
 	var shown []string
-	for _, it := range w.fields.Items {
-		shown = append(shown, it.Text)
+	for _, f := range w.shownFields() {
+		shown = append(shown, f.Label)
 	}
 	if !strings.Contains(strings.Join(shown, " "), "command") {
 		t.Errorf("prompt fields = %v", shown)
 	}
-	test.Tap(w.hour)
+	w.looked()
+	test.Tap(w.button("Allow exec for 1 hour"))
 	na.Wait()
 	if err := waitAnswer(t, answer); err != nil {
 		t.Fatalf("approved request: %v", err)
@@ -355,7 +356,8 @@ func TestNodeApprovals(t *testing.T) {
 	}
 	answer = execRequest(alice, me.Key(), "echo denied")
 	na.pump(t, "the second prompt", func() bool { return w.cur != "" })
-	test.Tap(w.deny)
+	w.looked()
+	test.Tap(w.button("Deny"))
 	na.Wait()
 	err = waitAnswer(t, answer)
 	var we *wire.Err

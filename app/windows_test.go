@@ -38,8 +38,8 @@ func TestApprovalPromptFields(t *testing.T) {
 	}
 	// The prompt shows who, what, where and the exact command.
 	var shown []string
-	for _, it := range w.fields.Items {
-		shown = append(shown, it.Text+"="+it.Widget.(*widget.Label).Text)
+	for _, f := range w.shownFields() {
+		shown = append(shown, f.Label+"="+f.Value)
 	}
 	got := strings.Join(shown, "\n")
 	for _, want := range []string{"who=" + aliceKey.String(), "capability=exec", "on=this peer", "command=make test", "cwd=services/api", "reason=run the tests"} {
@@ -51,7 +51,8 @@ func TestApprovalPromptFields(t *testing.T) {
 		t.Errorf("title = %q", w.title.Text)
 	}
 
-	test.Tap(w.hour)
+	w.looked()
+	test.Tap(w.button("Allow exec for 1 hour"))
 	a.Wait()
 	f.with(func() {
 		d, ok := f.decided["ap7"]
@@ -311,25 +312,28 @@ func TestApprovalHugeRequest(t *testing.T) {
 	if n := len([]rune(w.title.Text)); n > render.MaxTitle {
 		t.Errorf("title is %d characters", n)
 	}
-	for _, it := range w.fields.Items {
-		v := it.Widget.(*widget.Label).Text
+	for _, it := range w.shownFields() {
+		v := it.Value
 		if n := len([]rune(v)); n > render.MaxField+100 {
-			t.Errorf("field %s is %d characters", it.Text, n)
+			t.Errorf("field %s is %d characters", it.Label, n)
 		}
-		if it.Text == "command" && !strings.Contains(v, fmt.Sprintf("(%d characters in all: Show whole request…)", len(cmd))) {
+		if it.Label == "command" && !strings.Contains(v, fmt.Sprintf("(%d characters in all: Show whole request…)", len(cmd))) {
 			t.Errorf("the cut command does not say so: …%s", v[len(v)-80:])
 		}
 	}
-	if !w.whole.Visible() {
+	if !w.shows(w.whole) {
 		t.Fatal("no Show whole request button")
 	}
 	// Not allowed before it was read whole; denied any time.
-	if !w.once.Disabled() || !w.hour.Disabled() || w.deny.Disabled() {
-		t.Errorf("before reading it whole: allow once disabled %v, for an hour %v, deny %v", w.once.Disabled(), w.hour.Disabled(), w.deny.Disabled())
+	w.looked()
+	once, hour, deny := w.button("Allow once"), w.button("Allow exec for 1 hour"), w.button("Deny")
+	if !once.Disabled() || !hour.Disabled() || deny.Disabled() {
+		t.Errorf("before reading it whole: allow once disabled %v, for an hour %v, deny %v", once.Disabled(), hour.Disabled(), deny.Disabled())
 	}
 	before := len(a.fa.Driver().AllWindows())
 	test.Tap(w.whole)
-	if w.once.Disabled() || w.hour.Disabled() {
+	w.looked()
+	if w.button("Allow once").Disabled() || w.button("Allow exec for 1 hour").Disabled() {
 		t.Error("Allow still disabled after the whole request was opened")
 	}
 	wins := a.fa.Driver().AllWindows()
@@ -364,7 +368,7 @@ func TestApprovalHugeRequest(t *testing.T) {
 	f.with(func() { f.pending = []peer.ApprovalRequest{req, small} })
 	a.handle(peer.Event{Type: peer.EventApproval, Approval: &small})
 	fyne.DoAndWait(func() { w.show("small") })
-	if w.whole.Visible() {
+	if w.shows(w.whole) {
 		t.Error("Show whole request shown for a request shown whole")
 	}
 }

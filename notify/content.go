@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
-	"github.com/awp-tray/awp-tray/peer"
 )
 
 // Limits on what a notification shows.
@@ -141,46 +140,4 @@ func summaryBody(newest []*thread, threads int) string {
 		fmt.Fprintf(&b, "\nand %d more", threads-summaryList)
 	}
 	return b.String()
-}
-
-// approvalTitle says who asks for what.
-func approvalTitle(r peer.ApprovalRequest) string {
-	who := clip(visible.String(r.FromName), maxName)
-	if who == "" {
-		who = shortKey(r.From)
-	}
-	if r.Kind == peer.ApprovalGrantRequest {
-		return who + " asks for a grant"
-	}
-	return who + " asks to " + strings.Join(r.Caps, ", ")
-}
-
-// approvalBody shows the request's data (command, path…), its reason and
-// where a grant would apply. whole is false when the notification cannot
-// show the data as it is: too long, more than one line, or with characters
-// that do not show as themselves (escaped here); then the body says to
-// read it in the Approvals window, and the notification offers no "Allow
-// once" (approvalNotification).
-func approvalBody(r peer.ApprovalRequest) (body string, whole bool) {
-	var lines []string
-	whole = true
-	if len(r.Detail) > 0 && string(r.Detail) != "null" {
-		d, exact := visible.Request(r.Detail)
-		shown := clip(d, maxText)
-		whole = exact && shown == d
-		lines = append(lines, shown)
-	}
-	if r.Kind == peer.ApprovalGrantRequest && len(r.Caps) > 0 {
-		lines = append(lines, "Capabilities: "+strings.Join(r.Caps, ", "))
-	}
-	if r.Reason != "" {
-		lines = append(lines, "Reason: "+clip(visible.String(r.Reason), maxText))
-	}
-	if len(lines) == 0 {
-		lines = append(lines, "Waiting for your decision")
-	}
-	if !whole {
-		lines = append(lines, "Open Approvals to read the whole request before allowing it.")
-	}
-	return strings.Join(lines, "\n"), whole
 }

@@ -70,7 +70,7 @@ func TestApprovalNotificationWhole(t *testing.T) {
 				}
 				r.Reason = reason
 			}
-			n := approvalNotification(r)
+			n := approvalNotification(r, "")
 			var keys []string
 			for _, a := range n.Actions {
 				keys = append(keys, a.Key)

@@ -370,6 +370,95 @@ func TestApprovalActions(t *testing.T) {
 	}
 }
 
+// Each kind of request gets the actions that mean what they say, and each
+// action takes exactly its decision: Allow once is {Allow, For 0} on a
+// request to run something here, shown whole (an fs:write with what it
+// writes); a grant request, where For 0 would sign the grant asked for, is
+// decided in the Approvals window, and an "allow" action on it (one the
+// notification never offered) does nothing.
+func TestApprovalActionsByKind(t *testing.T) {
+	long := strings.Repeat("ssh-ed25519 AAAA key\n", 200)
+	for _, tc := range []struct {
+		name    string
+		req     peer.ApprovalRequest
+		actions string
+		body    []string // substrings
+	}{
+		{"exec", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"exec"}, Detail: json.RawMessage(`{"cmd":["make","test"]}`)},
+			"default,allow,deny", []string{"$ make test"}},
+		{"write short", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: json.RawMessage(`{"path":"notes.md","content":"hello world","append":true}`)},
+			"default,allow,deny", []string{"notes.md\nAppend 11 bytes: \"hello world\""}},
+		{"write replace", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: json.RawMessage(`{"path":"a/b.txt","content":"x\u202ey","mkdir":true}`)},
+			"default,allow,deny", []string{"Replace the file with 5 bytes (creating missing directories): \"x\\u202ey\""}},
+		{"write long", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: mustJSON(map[string]any{"path": "../../.ssh/authorized_keys", "content": long, "append": true})},
+			"default,allow,deny", []string{"Append 4200 bytes, starting: \"ssh-ed25519 AAAA key\\nssh-ed25519"}},
+		{"write binary", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: json.RawMessage(`{"path":"bin","content":"f0VMRv8=","encoding":"base64"}`)},
+			"default,allow,deny", []string{"Replace the file with 5 bytes: 7f 45 4c 46 ff"}},
+		{"write malformed", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: json.RawMessage(`{"path":"bin","content":"f0VMRv8","encoding":"base64"}`)},
+			"default,deny", []string{"Malformed: the node will refuse it.", "Open Approvals to read the whole request"}},
+		{"write hidden path", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
+			Detail: json.RawMessage(`{"path":"a\u202eb","content":"x"}`)},
+			"default,deny", []string{`a\u202eb`, "Replace the file with 1 byte: \"x\""}},
+		{"grant request", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, TTL: 86400, On: []string{selfKey},
+			Reason: "run the tests", Detail: json.RawMessage(`{"caps":["exec"],"ttl":86400}`)},
+			"default,deny", []string{"Capabilities: exec", "On: this peer", "How long: 24 h", "Reason: run the tests", "Open Approvals to choose how long to grant it."}},
+		{"grant request anywhere", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, Sub: "ed25519:someoneelse"},
+			"default,deny", []string{"For another key: someoneels…", "On: any peer that honors your grants", "How long: not said"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, action := range []string{"allow", "deny"} {
+				h := newHarness(t, notify.Rules{})
+				r := tc.req
+				r.ID, r.From, r.FromName = "apr_1", aliceKey, "Alice"
+				h.m.HandleEvent(peer.Event{Type: peer.EventApproval, Approval: &r})
+				id, n := h.only(t)
+				var keys []string
+				for _, a := range n.Actions {
+					keys = append(keys, a.Key)
+				}
+				if strings.Join(keys, ",") != tc.actions {
+					t.Errorf("actions %v, want %s; body %q", keys, tc.actions, n.Body)
+				}
+				for _, b := range tc.body {
+					if !strings.Contains(n.Body, b) {
+						t.Errorf("body %q lacks %q", n.Body, b)
+					}
+				}
+				h.fb.Invoke(id, action)
+				h.mu.Lock()
+				d, decided := h.decisions["apr_1"]
+				h.mu.Unlock()
+				offered := strings.Contains(tc.actions, action)
+				want := notify.Deny()
+				if action == "allow" {
+					want = notify.AllowOnce()
+				}
+				switch {
+				case offered && (!decided || d != want):
+					t.Errorf("%s: decision %+v (%v), want %+v", action, d, decided, want)
+				case !offered && decided:
+					t.Errorf("%s was not offered, but decided %+v", action, d)
+				case decided && d.For != 0:
+					t.Errorf("%s from a notification signs a grant: %+v", action, d)
+				}
+			}
+		})
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 func TestApprovalWithdrawnWhenDoneElsewhere(t *testing.T) {
 	h := newHarness(t, notify.Rules{})
 	h.m.HandleEvent(approvalEvent("apr_1"))

@@ -238,6 +238,10 @@ func (n *Node) Name() string { return n.cfg.Name }
 // DataDir returns the node's data directory.
 func (n *Node) DataDir() string { return n.cfg.DataDir }
 
+// Workspace returns the root that exec, fs:read and fs:write requests are
+// confined to (Config.Workspace, or the directory the node started in).
+func (n *Node) Workspace() string { return n.cfg.Workspace }
+
 // Done is closed when the node has stopped.
 func (n *Node) Done() <-chan struct{} { return n.doneCh }
 

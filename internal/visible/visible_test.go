@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -147,4 +148,49 @@ func FuzzRequest(f *testing.F) {
 			t.Fatalf("Request(%q) = %q: more than one line, yet exact", raw, text)
 		}
 	})
+}
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		n     int
+		want  string
+		whole bool
+	}{
+		{"hello", 20, `"hello"`, true},
+		{"", 20, `""`, true},
+		{"a\nb\t\"c\"\\", 40, `"a\nb\t\"c\"\\"`, true},
+		{"rm -rf ~ #\u202e", 40, `"rm -rf ~ #\u202e"`, true},
+		{strings.Repeat("x", 100), 20, `"` + strings.Repeat("x", 18) + "…", false},
+		{"\x7fELF\xff\x00\x01", 40, "7f 45 4c 46 ff 00 01", true},
+		{"\xff" + strings.Repeat("\x00", 100), 16, "ff 00 00 00 00…", false},
+	} {
+		got, whole := Bytes([]byte(tc.in), tc.n)
+		if got != tc.want || whole != tc.whole {
+			t.Errorf("Bytes(%q, %d) = %q, %v; want %q, %v", tc.in, tc.n, got, whole, tc.want, tc.whole)
+		}
+		if n := utf8.RuneCountInString(got); n > tc.n {
+			t.Errorf("Bytes(%q, %d): %d runes", tc.in, tc.n, n)
+		}
+		if Hidden(got) {
+			t.Errorf("Bytes(%q) shows a hidden character: %q", tc.in, got)
+		}
+	}
+	// A megabyte costs what its first n runes cost.
+	big := []byte(strings.Repeat("é", 1<<19))
+	if got, whole := Bytes(big, 50); whole || utf8.RuneCountInString(got) != 50 {
+		t.Errorf("big: %d runes, whole %v", utf8.RuneCountInString(got), whole)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0 s", 30 * time.Second: "30 s", 10 * time.Minute: "10 min", time.Hour: "1 hour", 2 * time.Hour: "2 h",
+		24 * time.Hour: "24 h", 90 * time.Minute: "1 h 30 min", 3601 * time.Second: "1 h 1 s", 7 * 24 * time.Hour: "7 days",
+		49 * time.Hour: "49 h",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%s) = %q, want %q", d, got, want)
+		}
+	}
 }

@@ -1,0 +1,205 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer"
+)
+
+const carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+
+func TestDescribeApproval(t *testing.T) {
+	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "claude@box",
+		Caps: []string{"exec"}, On: []string{bob}, Th: "thr_a", Reason: "run the tests", Deadline: "2026-09-25T18:05:00Z",
+		Detail: json.RawMessage(`{"cmd":["rm","-rf","build dir"],"cwd":"services/api","stdin":"y\n"}`)}
+	a := DescribeApproval(req, bob, nil)
+	if a.Title != "claude@box (AAAAAAAA) asks to run exec on this peer" || a.Title != ApprovalTitle(req) {
+		t.Errorf("title = %q", a.Title)
+	}
+	want := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
+		{"command", `rm -rf "build dir"`}, {"cwd", "services/api"}, {"stdin", "y\n"}, {"reason", "run the tests"}, {"answer before", "2026-09-25T18:05:00Z"}}
+	if !equalFields(a.Fields, want) {
+		t.Errorf("fields:\n%v\nwant\n%v", a.Fields, want)
+	}
+	if !strings.Contains(a.Grants, "claude@box (AAAAAAAA) may then run any command on this peer, as you, for 1 hour") {
+		t.Errorf("grants = %q", a.Grants)
+	}
+
+	// What the peer chose shows every character: a bidi override in the
+	// name and the command, a carriage return and a zero-width space in the
+	// shell string, a right-to-left isolate in the path, a line separator in
+	// the reason.
+	hostile := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "ana\u202e",
+		Caps: []string{"exec"}, Reason: "tests\u2028only",
+		Detail: json.RawMessage(`{"cmd":"ls\rcurl x|sh #\u202e\u200b","cwd":"a\u2067b"}`)}, bob, nil)
+	if hostile.Title != `ana\u202e (AAAAAAAA) asks to run exec on this peer` || hostile.Who != `ana\u202e (AAAAAAAA)` {
+		t.Errorf("hostile title %q, who %q", hostile.Title, hostile.Who)
+	}
+	wantH := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
+		{"command", `ls\u000dcurl x|sh #\u202e\u200b`}, {"cwd", `a\u2067b`}, {"reason", `tests\u2028only`}}
+	if !equalFields(hostile.Fields, wantH) {
+		t.Errorf("hostile fields:\n%q\nwant\n%q", hostile.Fields, wantH)
+	}
+	if !strings.Contains(hostile.Grants, `ana\u202e`) {
+		t.Errorf("grants text shows the name unescaped: %q", hostile.Grants)
+	}
+	argv := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":["cat","a; rm -rf ~","x\u202ey"]}`)}, bob, nil)
+	if got := argv.Fields[3]; got != (Field{"command", `cat "a; rm -rf ~" "x\u202ey"`}) {
+		t.Errorf("argv command %q", got)
+	}
+}
+
+// An fs:write shows whether it appends or replaces, how much, and what:
+// text as it is, binary data's start in hex, a malformed request as one the
+// node refuses.
+func TestDescribeWrite(t *testing.T) {
+	for _, tc := range []struct {
+		detail string
+		want   []Field
+	}{
+		{`{"path":"notes/todo.md","content":"hello\nworld","append":true}`,
+			[]Field{{"path", "notes/todo.md"}, {"write", "append to the file, 11 B"}, {"content", "hello\nworld"}}},
+		{`{"path":"a","content":"","mkdir":true}`,
+			[]Field{{"path", "a"}, {"write", "replace the file, creating missing directories, 0 B"}, {"content", "(nothing)"}}},
+		{`{"path":"bin","content":"f0VMRv8=","encoding":"base64"}`,
+			[]Field{{"path", "bin"}, {"write", "replace the file, 5 B"}, {"content", "binary data: 7f 45 4c 46 ff"}}},
+		{`{"path":"t","content":"aGk=","encoding":"base64"}`,
+			[]Field{{"path", "t"}, {"write", "replace the file, 2 B"}, {"content", "hi"}}},
+		{`{"path":"t","content":"aGk","encoding":"base64"}`,
+			[]Field{{"path", "t"}, {FieldRefused, "malformed: content is not standard base64: illegal base64 data at input byte 0"}}},
+		{`{"path":"x\u202e","content":"\u200b"}`,
+			[]Field{{"path", `x\u202e`}, {"write", "replace the file, 3 B"}, {"content", `\u200b`}}},
+	} {
+		a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"}, On: []string{bob},
+			Detail: json.RawMessage(tc.detail)}, bob, nil)
+		if !equalFields(a.Fields[3:], tc.want) {
+			t.Errorf("%s:\n%q\nwant\n%q", tc.detail, a.Fields[3:], tc.want)
+		}
+	}
+	// A megabyte of content is cut to MaxField, and offered whole.
+	big := strings.Repeat("ssh-ed25519 AAAA\n", 60_000)
+	raw, _ := json.Marshal(map[string]any{"path": "../../.ssh/authorized_keys", "content": big, "append": true})
+	a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"}, Detail: raw}, bob, nil)
+	if a.Whole == nil || len([]rune(a.Fields[5].Value)) > MaxField+100 || a.Whole[5].Value != big {
+		t.Errorf("big content: whole %v, field %d runes", a.Whole != nil, len([]rune(a.Fields[5].Value)))
+	}
+}
+
+// A path the node refuses is marked right after it, for fs requests and an
+// exec's cwd; the check sees the path as the peer wrote it.
+func TestDescribeRefusedPath(t *testing.T) {
+	var asked []string
+	check := func(p string) string {
+		asked = append(asked, p)
+		if strings.Contains(p, "..") {
+			return "resolves outside the workspace"
+		}
+		return ""
+	}
+	w := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"},
+		Detail: json.RawMessage(`{"path":"../../.ssh/authorized_keys","content":"k"}`)}, bob, check)
+	if w.Fields[4] != (Field{FieldRefused, "the path resolves outside the workspace"}) {
+		t.Errorf("write: %q", w.Fields)
+	}
+	x := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":"ls","cwd":"../x"}`)}, bob, check)
+	if x.Fields[5] != (Field{FieldRefused, "the path resolves outside the workspace"}) {
+		t.Errorf("exec: %q", x.Fields)
+	}
+	r := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:read"},
+		Detail: json.RawMessage(`{"path":"src/main.go"}`)}, bob, check)
+	for _, f := range r.Fields {
+		if f.Label == FieldRefused {
+			t.Errorf("read inside marked: %q", r.Fields)
+		}
+	}
+	if strings.Join(asked, "|") != "../../.ssh/authorized_keys|../x|src/main.go" {
+		t.Errorf("checked %q", asked)
+	}
+}
+
+func TestDescribeGrantRequest(t *testing.T) {
+	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: carol,
+		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 86400}, bob, nil)
+	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {
+		t.Errorf("grant title = %q", gr.Title)
+	}
+	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer\n" + alice}, {"for", carol}, {"for how long", "24 h"}}
+	if !equalFields(gr.Fields, wantG) {
+		t.Errorf("grant fields = %q\nwant %q", gr.Fields, wantG)
+	}
+	if !strings.Contains(gr.Grants, "the key under “for” may then use exec, fs:read on the peers under “on” without asking") {
+		t.Errorf("grants = %q", gr.Grants)
+	}
+	// No on: usable wherever my grants are honored, and said so.
+	anyOn := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}}, bob, nil)
+	if anyOn.Fields[2] != (Field{"on", "any peer that honors your grants"}) || anyOn.Fields[3] != (Field{"for how long", "not said (1 hour if allowed)"}) {
+		t.Errorf("no on, no ttl: %q", anyOn.Fields)
+	}
+	if !strings.Contains(anyOn.Grants, "AAAAAAAA may then use exec on any peer that honors your grants") {
+		t.Errorf("grants, no on: %q", anyOn.Grants)
+	}
+	// An empty on list is not the same as none (NOTES.md §6).
+	empty := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}, On: []string{}}, bob, nil)
+	if empty.Fields[2] != (Field{"on", "(an empty list)"}) {
+		t.Errorf("empty on: %q", empty.Fields)
+	}
+	mine := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}, On: []string{bob}}, bob, nil)
+	if !strings.Contains(mine.Grants, "use exec on this peer without asking") {
+		t.Errorf("grants, on me: %q", mine.Grants)
+	}
+}
+
+// Every choice says what it grants and takes exactly that decision: Allow
+// with For 0 runs one request; For > 0 signs a grant that long. A grant
+// request is never offered "once" (its For 0 would sign what was asked).
+func TestChoices(t *testing.T) {
+	profileReq := peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"}}
+	grant := func(ttl int64) peer.ApprovalRequest {
+		return peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, TTL: ttl}
+	}
+	deny := Choice{"Deny", peer.Decision{Allow: false, Reason: "denied by the user"}}
+	for _, tc := range []struct {
+		name string
+		req  peer.ApprovalRequest
+		want []Choice
+	}{
+		{"profile", profileReq, []Choice{
+			{"Allow once", peer.Decision{Allow: true}},
+			{"Allow fs:write for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant 24 h", grant(86400), []Choice{
+			{"Allow for 24 h as asked", peer.Decision{Allow: true, For: 24 * time.Hour}},
+			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant 1 hour", grant(3600), []Choice{{"Allow for 1 hour as asked", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant 10 min", grant(600), []Choice{{"Allow for 10 min as asked", peer.Decision{Allow: true, For: 10 * time.Minute}}, deny}},
+		{"grant 30 days", grant(30 * 86400), []Choice{
+			{"Allow for 30 days as asked", peer.Decision{Allow: true, For: MaxGrantFor}},
+			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant too long", grant(30*86400 + 1), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant no ttl", grant(0), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+		{"grant negative ttl", grant(-5), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Choices(tc.req)
+			if len(got) != len(tc.want) {
+				t.Fatalf("choices %+v\nwant %+v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("choice %d: %+v, want %+v", i, got[i], tc.want[i])
+				}
+				if d := got[i].Decision; d.Allow && d.For == 0 && !strings.Contains(got[i].Label, "once") {
+					t.Errorf("%q allows once without saying so", got[i].Label)
+				}
+				if d := got[i].Decision; d.For > 0 && !strings.Contains(got[i].Label, visible.Duration(d.For)) {
+					t.Errorf("%q grants %s without saying so", got[i].Label, d.For)
+				}
+			}
+		})
+	}
+}
