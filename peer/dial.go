@@ -146,7 +146,7 @@ func (n *Node) dialLoop(d *dialer) {
 				return
 			}
 			n.log.Info("dial failed", "addr", d.addr, "err", err, "retry", backoff)
-			d.report(attempt, dialResult{err: fmt.Errorf("peer: connect %s: %w", d.addr, err)})
+			d.report(attempt, dialResult{err: connectError(d.addr, err)})
 			n.publish(Event{Type: EventDialError, Err: err.Error(), Of: d.addr})
 		} else {
 			d.report(attempt, dialResult{peer: s.peer})

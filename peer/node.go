@@ -161,7 +161,7 @@ func New(cfg Config) (*Node, error) {
 		cfg.Presence = presence.DetailFull
 	case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
 	default:
-		return nil, fmt.Errorf("peer: config: %w", errBadDetail(cfg.Presence))
+		return nil, errBadDetail(cfg.Presence)
 	}
 	if cfg.PresenceDebounce == 0 {
 		cfg.PresenceDebounce = presence.Debounce

@@ -406,7 +406,7 @@ func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Dur
 	}
 	g, err := n.issueGrant(ctx, k, caps, ttl, onKeys, note)
 	if err != nil {
-		return nil, fmt.Errorf("peer: grant: %w", err)
+		return nil, wrapOp("grant", err)
 	}
 	return g.Raw, nil
 }

@@ -63,7 +63,7 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 	j := &sendJob{n: n, to: to, m: m, tmpl: tmpl, preview: previewText(m), staged: staged, waiter: r.waiter, done: make(chan error, 1)}
 	j.job = j
 	if err := n.commit.submit(&j.op); err != nil {
-		return SendResult{}, fmt.Errorf("peer: send: %w", err)
+		return SendResult{}, wrapOp("send", err)
 	}
 	select {
 	case err = <-j.done:
@@ -71,7 +71,7 @@ func (n *Node) Send(ctx context.Context, r SendRequest) (SendResult, error) {
 		err = ctx.Err() // gives up waiting, not the write
 	}
 	if err != nil {
-		return SendResult{}, fmt.Errorf("peer: send: %w", err)
+		return SendResult{}, wrapOp("send", err)
 	}
 	return SendResult{ID: m.ID, Th: th}, nil
 }
@@ -147,7 +147,7 @@ func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult
 		return nil
 	})
 	if err != nil {
-		return SendResult{}, fmt.Errorf("peer: state: %w", err)
+		return SendResult{}, wrapOp("state", err)
 	}
 	return res, nil
 }

@@ -1,0 +1,46 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An error names each layer once: `peer: state: peer: no such thread`
+// and `peer: connect ADDR: transport: dial ADDR: dial tcp HOST:PORT:
+// connect: connection refused` said things twice.
+func TestErrorsNameEachLayerOnce(t *testing.T) {
+	n := newTestNode(t, "n")
+	_, err := n.SetState(context.Background(), "thr_nosuch", "done", "")
+	if !errors.Is(err, ErrNoThread) || err.Error() != "peer: no such thread: thr_nosuch" {
+		t.Errorf("SetState of an unknown thread: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "tcp://" + l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = n.Connect(ctx, addr)
+	if err == nil || err.Error() != "peer: connect "+addr+": connection refused" || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Connect to a closed port: %v", err)
+	}
+	for _, e := range []error{
+		wrapOp("send", errors.New("store: disk full")),
+		wrapOp("send", ErrClosed),
+		connectError("tcp://x:1", errors.New("peer: handshake: remote said not_allowed: no")),
+	} {
+		if c := strings.Count(e.Error(), "peer: "); c != 1 {
+			t.Errorf("%q names peer %d times", e, c)
+		}
+	}
+	if e := wrapOp("send", ErrClosed); e != ErrClosed {
+		t.Errorf("wrapOp changed a peer error: %v", e)
+	}
+}
