@@ -213,3 +213,9 @@ type Frontend interface {
 }
 
 var _ Frontend = (*Node)(nil)
+
+// GrantDenied is the data of a grant-denied answer (MimeGrantDenied): why
+// the person, or the policy, refused the grant request.
+type GrantDenied struct {
+	Reason string `json:"reason"`
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -225,15 +226,6 @@ func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
 	if len(d) == 0 || string(d) == "null" {
 		return nil
 	}
-	var probe struct {
-		Cmd    json.RawMessage `json:"cmd"`
-		Path   *string         `json:"path"`
-		Offset int64           `json:"offset"`
-		Length int64           `json:"length"`
-	}
-	if json.Unmarshal(d, &probe) != nil {
-		return []Field{{"request", compact(d)}}
-	}
 	refused := func(p string) []Field {
 		if check == nil {
 			return nil
@@ -243,12 +235,16 @@ func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
 		}
 		return nil
 	}
+	// A profile request asks for one capability, which says how its data
+	// reads (the mime it came with).
 	switch {
-	case len(probe.Cmd) > 0:
-		var x ExecRequest
-		_ = json.Unmarshal(d, &x)
+	case slices.Contains(r.Caps, grant.CapExec):
+		var x profile.ExecRequest
+		if json.Unmarshal(d, &x) != nil || len(x.Cmd) == 0 {
+			break
+		}
 		var f []Field
-		for _, fi := range x.Fields() {
+		for _, fi := range execFields(x) {
 			switch fi.Label {
 			case "stdin":
 				fi.Value = x.Stdin // what the command reads, not only its size
@@ -260,14 +256,27 @@ func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
 			f = append(f, fi)
 		}
 		return f
-	case probe.Path != nil:
-		f := []Field{{"path", *probe.Path}}
-		f = append(f, refused(*probe.Path)...)
-		if slices.Contains(r.Caps, "fs:write") {
-			f = append(f, writeFields(d)...)
+	case slices.Contains(r.Caps, grant.CapFSWrite):
+		var x profile.WriteRequest
+		if json.Unmarshal(d, &x) != nil {
+			break
 		}
-		if probe.Offset > 0 || probe.Length > 0 {
-			f = append(f, Field{"range", itoa(probe.Offset) + "+" + itoa(probe.Length)})
+		f := []Field{{"path", x.Path}}
+		f = append(f, refused(x.Path)...)
+		return append(f, writeFields(d)...)
+	case slices.Contains(r.Caps, grant.CapFSRead):
+		var x profile.ReadRequest
+		if json.Unmarshal(d, &x) != nil {
+			break
+		}
+		f := []Field{{"path", x.Path}}
+		f = append(f, refused(x.Path)...)
+		length := int64(0)
+		if x.Length != nil {
+			length = *x.Length
+		}
+		if x.Offset > 0 || length > 0 {
+			f = append(f, Field{"range", itoa(x.Offset) + "+" + itoa(length)})
 		}
 		return f
 	}

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // PartKind says how a Part is shown.
@@ -71,75 +71,52 @@ type Entry struct {
 	Parts        []Part
 }
 
-// wireLine holds the fields of every content line type the view reads.
-type wireLine struct {
-	T        string            `json:"t"`
-	ID       string            `json:"id"`
-	TS       string            `json:"ts"`
-	Th       string            `json:"th"`
-	Subject  string            `json:"subject"`
-	Re       string            `json:"re"`
-	Parts    []json.RawMessage `json:"parts"`
-	State    string            `json:"state"`
-	Note     string            `json:"note"`
-	Ref      string            `json:"ref"`
-	Peer     *introPeer        `json:"peer"`
-	Grant    json.RawMessage   `json:"grant"`
-	Line     json.RawMessage   `json:"line"`
-	Dir      string            `json:"dir"`
-	Of       string            `json:"of"`
-	Withdraw bool              `json:"withdraw"`
-}
-
-type introPeer struct {
-	Key    string   `json:"key"`
-	Name   string   `json:"name"`
-	Listen []string `json:"listen"`
-	About  string   `json:"about"`
-}
-
 // Decode turns a stored line into an Entry. A line that is not a JSON
 // object still gives an entry (a notice), never an error: the view shows
-// whatever the store holds.
+// whatever the store holds. Lines are read with wire.DecodeLoose: they were
+// checked when they arrived, and a mirrored line is shown as its sharer
+// sent it.
 func Decode(li peer.LineInfo) Entry {
 	e := Entry{Seq: li.Seq, Dir: li.Dir, From: li.From, Acked: li.Acked, MirroredFrom: li.MirroredFrom}
-	var w wireLine
-	if err := json.Unmarshal(li.Line, &w); err != nil {
+	f, err := wire.DecodeLoose(li.Line)
+	if err != nil {
 		e.Type = "?"
 		e.Parts = []Part{{Kind: PartNotice, Title: "unreadable line", Text: compact(li.Line), Mono: true}}
 		return e
 	}
 	// A raw mirror line: show the original line it carries.
-	if w.T == "mirror" && len(w.Line) > 0 && !w.Withdraw {
+	if m, ok := f.(*wire.Mirror); ok && len(m.Line) > 0 && !m.Withdraw {
 		inner := li
-		inner.Line = w.Line
-		if w.Dir != "" {
-			inner.Dir = w.Dir
+		inner.Line = m.Line
+		if m.Dir != "" {
+			inner.Dir = m.Dir
 		}
 		return Decode(inner)
 	}
-	e.Type, e.ID, e.Re, e.Time, e.Subject = w.T, w.ID, w.Re, w.TS, w.Subject
+	h := f.Header()
+	e.Type, e.ID, e.Time = h.T, h.ID, h.TS
 
-	switch w.T {
-	case "msg":
-		for _, raw := range w.Parts {
-			e.Parts = append(e.Parts, decodePart(raw))
+	switch l := f.(type) {
+	case *wire.Msg:
+		e.Re, e.Subject = l.Re, l.Subject
+		for i, p := range l.DecodeParts() {
+			e.Parts = append(e.Parts, decodePart(p, l.Parts[i]))
 		}
 		if len(e.Parts) == 0 {
 			e.Parts = []Part{{Kind: PartNotice, Title: "empty message"}}
 		}
-	case "state":
-		e.Parts = []Part{{Kind: PartState, Title: w.State, Text: w.Note}}
-	case "chunk":
+	case *wire.State:
+		e.Parts = []Part{{Kind: PartState, Title: l.State, Text: l.Note}}
+	case *wire.Chunk:
 		e.Hidden = true
-	case "introduce":
-		e.Parts = []Part{introducePart(w)}
-	case "private":
+	case *wire.Introduce:
+		e.Parts = []Part{introducePart(l)}
+	case *wire.Private:
 		e.Parts = []Part{{Kind: PartNotice, Title: "asked to keep this thread private (no more mirroring)"}}
-	case "mirror":
+	case *wire.Mirror:
 		e.Parts = []Part{{Kind: PartNotice, Title: "the sharer withdrew this thread"}}
 	default:
-		e.Parts = []Part{{Kind: PartNotice, Title: fmt.Sprintf("line of unknown type %q", w.T), Text: compact(li.Line), Mono: true}}
+		e.Parts = []Part{{Kind: PartNotice, Title: fmt.Sprintf("line of unknown type %q", h.T), Text: compact(li.Line), Mono: true}}
 	}
 	return e
 }
@@ -153,20 +130,20 @@ func DecodeAll(lines []peer.LineInfo) []Entry {
 	return out
 }
 
-func introducePart(w wireLine) Part {
-	p := Part{Kind: PartIntroduce, Title: "introduces a peer", Text: w.Note}
-	if w.Peer != nil {
-		p.Title = "introduces " + nameOrKey(w.Peer.Name, w.Peer.Key)
-		p.Fields = append(p.Fields, Field{"key", w.Peer.Key})
-		if w.Peer.About != "" {
-			p.Fields = append(p.Fields, Field{"about", w.Peer.About})
+func introducePart(in *wire.Introduce) Part {
+	p := Part{Kind: PartIntroduce, Title: "introduces a peer", Text: in.Note}
+	if c := in.Peer; c.Key != "" || c.Name != "" {
+		p.Title = "introduces " + nameOrKey(c.Name, c.Key)
+		p.Fields = append(p.Fields, Field{"key", c.Key})
+		if c.About != "" {
+			p.Fields = append(p.Fields, Field{"about", c.About})
 		}
-		for _, a := range w.Peer.Listen {
+		for _, a := range c.Listen {
 			p.Fields = append(p.Fields, Field{"listen", a})
 		}
 	}
-	if len(w.Grant) > 0 && string(w.Grant) != "null" {
-		g := grantPart(w.Grant)
+	if len(in.Grant) > 0 && string(in.Grant) != "null" {
+		g := grantPart(in.Grant)
 		p.Fields = append(p.Fields, Field{"with", g.Title})
 	}
 	return p

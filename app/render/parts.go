@@ -8,60 +8,35 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Mime types of the coding-agent profile and of grants (PROFILE.md,
-// NOTES.md §5, SPEC.md §10).
-const (
-	MimeExec         = "application/vnd.awp.exec+json"
-	MimeExecResult   = "application/vnd.awp.exec-result+json"
-	MimeFsRead       = "application/vnd.awp.fs-read+json"
-	MimeFsReadResult = "application/vnd.awp.fs-read-result+json"
-	MimeFsWrite      = "application/vnd.awp.fs-write+json"
-	MimeFsWriteRes   = "application/vnd.awp.fs-write-result+json"
-	MimeGrant        = "application/vnd.awp.grant+json"
-	MimeGrantRequest = "application/vnd.awp.grant-request+json"
-	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
-)
-
-// wirePart holds the fields of every part kind.
-type wirePart struct {
-	K      string          `json:"k"`
-	Text   string          `json:"text"`
-	Lang   string          `json:"lang"`
-	Path   string          `json:"path"`
-	Mime   string          `json:"mime"`
-	Data   json.RawMessage `json:"data"`
-	Ref    string          `json:"ref"`
-	Name   string          `json:"name"`
-	Size   int64           `json:"size"`
-	Sha256 string          `json:"sha256"`
-}
-
-// decodePart turns one wire part into a Part; unknown kinds and malformed
-// parts become PartUnsupported with the raw JSON.
-func decodePart(raw json.RawMessage) Part {
-	var w wirePart
-	if err := json.Unmarshal(raw, &w); err != nil {
+// decodePart turns one wire part (p, decoded by wire.Msg.DecodeParts from
+// raw) into a Part; unknown kinds and malformed parts become
+// PartUnsupported with the raw JSON.
+func decodePart(p wire.Part, raw json.RawMessage) Part {
+	switch p.K {
+	case wire.PartText:
+		return Part{Kind: PartText, Text: p.Text}
+	case wire.PartCode:
+		title := p.Lang
+		if p.Path != "" {
+			title = strings.TrimSpace(p.Path + " " + paren(p.Lang))
+		}
+		return Part{Kind: PartCode, Title: title, Text: p.Text, Mono: true, Lang: p.Lang, Path: p.Path}
+	case wire.PartBlob:
+		return Part{Kind: PartBlob, Title: p.Name, Mime: p.Mime, Blob: &Blob{
+			Ref: p.Ref, Name: p.Name, Mime: p.Mime, Size: p.Size, Sha256: p.Sha256,
+		}}
+	case wire.PartData:
+		return dataPart(p.Mime, p.Data)
+	case wire.PartMalformed:
 		return Part{Kind: PartUnsupported, Title: "malformed part", Text: compact(raw), Mono: true}
 	}
-	switch w.K {
-	case "text":
-		return Part{Kind: PartText, Text: w.Text}
-	case "code":
-		title := w.Lang
-		if w.Path != "" {
-			title = strings.TrimSpace(w.Path + " " + paren(w.Lang))
-		}
-		return Part{Kind: PartCode, Title: title, Text: w.Text, Mono: true, Lang: w.Lang, Path: w.Path}
-	case "blob":
-		return Part{Kind: PartBlob, Title: w.Name, Mime: w.Mime, Blob: &Blob{
-			Ref: w.Ref, Name: w.Name, Mime: w.Mime, Size: w.Size, Sha256: w.Sha256,
-		}}
-	case "data":
-		return dataPart(w.Mime, w.Data)
-	}
-	return Part{Kind: PartUnsupported, Title: fmt.Sprintf("unsupported part %q", w.K), Text: compact(raw), Mono: true}
+	return Part{Kind: PartUnsupported, Title: fmt.Sprintf("unsupported part %q", p.K), Text: compact(raw), Mono: true}
 }
 
 func paren(s string) string {
@@ -76,26 +51,24 @@ func paren(s string) string {
 func dataPart(mime string, data json.RawMessage) Part {
 	var p Part
 	switch mime {
-	case MimeExec:
+	case profile.MimeExec:
 		p = execRequest(data)
-	case MimeExecResult:
+	case profile.MimeExecResult:
 		p = execResult(data)
-	case MimeFsRead:
+	case profile.MimeRead:
 		p = fsReadRequest(data)
-	case MimeFsReadResult:
+	case profile.MimeReadResult:
 		p = fsReadResult(data)
-	case MimeFsWrite:
+	case profile.MimeWrite:
 		p = fsWriteRequest(data)
-	case MimeFsWriteRes:
+	case profile.MimeWriteResult:
 		p = fsWriteResult(data)
-	case MimeGrant:
+	case peer.MimeGrant:
 		p = grantPart(data)
-	case MimeGrantRequest:
+	case peer.MimeGrantRequest:
 		p = grantRequestPart(data)
-	case MimeGrantDenied:
-		var d struct {
-			Reason string `json:"reason"`
-		}
+	case peer.MimeGrantDenied:
+		var d peer.GrantDenied
 		_ = json.Unmarshal(data, &d)
 		p = Part{Kind: PartGrantDenied, Title: "grant denied", Text: d.Reason}
 	default:
@@ -126,33 +99,24 @@ func compact(raw []byte) string {
 	return b.String()
 }
 
-// ExecRequest is the data of an exec request (PROFILE.md).
-type ExecRequest struct {
-	Cmd     json.RawMessage   `json:"cmd"` // argv array or shell string
-	Cwd     string            `json:"cwd"`
-	Env     map[string]string `json:"env"`
-	Timeout int64             `json:"timeout"`
-	Stdin   string            `json:"stdin"`
-}
-
-// Command is the request's command line as a person reads it: a shell
-// string as it is, an argv array joined with spaces (arguments holding
-// spaces, quotes or shell metacharacters are quoted); characters that do
-// not show as themselves are escaped either way (visible.String).
-func (r ExecRequest) Command() string {
+// execCommand is an exec request's command line as a person reads it: a
+// shell string as it is, an argv array joined with spaces (arguments
+// holding spaces, quotes or shell metacharacters are quoted); characters
+// that do not show as themselves are escaped either way (visible.String).
+func execCommand(r profile.ExecRequest) string {
 	if s, _, ok := visible.Command(r.Cmd); ok {
 		return s
 	}
 	return visible.String(compact(r.Cmd))
 }
 
-// Fields lists the request's details in display order.
-func (r ExecRequest) Fields() []Field {
+// execFields lists an exec request's details in display order.
+func execFields(r profile.ExecRequest) []Field {
 	cwd := r.Cwd
 	if cwd == "" {
 		cwd = "(workspace root)"
 	}
-	f := []Field{{"command", r.Command()}, {"cwd", cwd}}
+	f := []Field{{"command", execCommand(r)}, {"cwd", cwd}}
 	for _, k := range sortedKeys(r.Env) {
 		f = append(f, Field{"env", k + "=" + r.Env[k]})
 	}
@@ -166,29 +130,23 @@ func (r ExecRequest) Fields() []Field {
 }
 
 func execRequest(data json.RawMessage) Part {
-	var r ExecRequest
+	var r profile.ExecRequest
 	if json.Unmarshal(data, &r) != nil {
 		return Part{Kind: PartRequest, Title: "exec request (malformed)", Text: Pretty(data), Mono: true}
 	}
-	return Part{Kind: PartRequest, Title: "exec: " + r.Command(), Fields: r.Fields()[1:], Text: r.Stdin, Mono: true}
+	return Part{Kind: PartRequest, Title: "exec: " + execCommand(r), Fields: execFields(r)[1:], Text: r.Stdin, Mono: true}
 }
 
 func execResult(data json.RawMessage) Part {
-	var r struct {
-		Exit            *int   `json:"exit"`
-		DurationMS      int64  `json:"duration_ms"`
-		Stdout          string `json:"stdout"`
-		Stderr          string `json:"stderr"`
-		StdoutTruncated bool   `json:"stdout_truncated"`
-		StderrTruncated bool   `json:"stderr_truncated"`
-		Error           string `json:"error"`
-	}
+	var r profile.ExecResult
 	if json.Unmarshal(data, &r) != nil {
 		return Part{Kind: PartResult, Title: "exec result (malformed)", Text: Pretty(data), Mono: true}
 	}
 	title := "exec result"
-	if r.Exit != nil {
-		title = fmt.Sprintf("exec result: exit %d", *r.Exit)
+	if r.Error == "" || r.Exit != 0 {
+		// A request that failed before it ran has an error and no exit
+		// status (decoded as 0): no "exit 0" for it.
+		title = fmt.Sprintf("exec result: exit %d", r.Exit)
 	}
 	if r.DurationMS > 0 {
 		title += " in " + (time.Duration(r.DurationMS) * time.Millisecond).Round(100*time.Millisecond).String()
@@ -217,38 +175,20 @@ func execResult(data json.RawMessage) Part {
 }
 
 func fsReadRequest(data json.RawMessage) Part {
-	var r struct {
-		Path   string `json:"path"`
-		Offset int64  `json:"offset"`
-		Length int64  `json:"length"`
-	}
+	var r profile.ReadRequest
 	_ = json.Unmarshal(data, &r)
 	p := Part{Kind: PartRequest, Title: "read " + r.Path}
 	if r.Offset > 0 {
 		p.Fields = append(p.Fields, Field{"offset", fmt.Sprint(r.Offset)})
 	}
-	if r.Length > 0 {
-		p.Fields = append(p.Fields, Field{"length", fmt.Sprint(r.Length)})
+	if r.Length != nil && *r.Length > 0 {
+		p.Fields = append(p.Fields, Field{"length", fmt.Sprint(*r.Length)})
 	}
 	return p
 }
 
 func fsReadResult(data json.RawMessage) Part {
-	var r struct {
-		Path     string `json:"path"`
-		Size     int64  `json:"size"`
-		Encoding string `json:"encoding"`
-		Content  string `json:"content"`
-		EOF      bool   `json:"eof"`
-		Dir      bool   `json:"dir"`
-		Entries  []struct {
-			Name string `json:"name"`
-			Dir  bool   `json:"dir"`
-			Size int64  `json:"size"`
-			Mode string `json:"mode"`
-		} `json:"entries"`
-		Error string `json:"error"`
-	}
+	var r profile.ReadResult
 	_ = json.Unmarshal(data, &r)
 	p := Part{Kind: PartResult, Title: "read " + r.Path, Mono: true}
 	if r.Error != "" {
@@ -286,13 +226,7 @@ func contentText(content, encoding string) string {
 }
 
 func fsWriteRequest(data json.RawMessage) Part {
-	var r struct {
-		Path     string `json:"path"`
-		Content  string `json:"content"`
-		Encoding string `json:"encoding"`
-		Append   bool   `json:"append"`
-		Mkdir    bool   `json:"mkdir"`
-	}
+	var r profile.WriteRequest
 	_ = json.Unmarshal(data, &r)
 	verb := "write "
 	if r.Append {
@@ -307,11 +241,7 @@ func fsWriteRequest(data json.RawMessage) Part {
 }
 
 func fsWriteResult(data json.RawMessage) Part {
-	var r struct {
-		Path    string `json:"path"`
-		Written int64  `json:"written"`
-		Error   string `json:"error"`
-	}
+	var r profile.WriteResult
 	_ = json.Unmarshal(data, &r)
 	if r.Error != "" {
 		return Part{Kind: PartResult, Title: "write " + r.Path + " failed", Fields: []Field{{"error", r.Error}}}
@@ -319,19 +249,10 @@ func fsWriteResult(data json.RawMessage) Part {
 	return Part{Kind: PartResult, Title: fmt.Sprintf("wrote %s to %s", Size(r.Written), r.Path)}
 }
 
-// grant is the signed grant object (SPEC.md §10).
-type grant struct {
-	Iss  string   `json:"iss"`
-	Sub  string   `json:"sub"`
-	Caps []string `json:"caps"`
-	Exp  string   `json:"exp"`
-	On   []string `json:"on"`
-	Note string   `json:"note"`
-}
-
+// grantPart shows a grant as its text says (grant.Object: not verified;
+// the node decides whether it counts).
 func grantPart(data json.RawMessage) Part {
-	var g grant
-	_ = json.Unmarshal(data, &g)
+	g, _ := grant.DecodeObject(data)
 	p := Part{Kind: PartGrant, Title: "grant: " + strings.Join(g.Caps, ", "), Text: g.Note}
 	p.Fields = []Field{{"issuer", ShortKey(g.Iss)}, {"holder", ShortKey(g.Sub)}}
 	if len(g.On) > 0 {
@@ -342,13 +263,7 @@ func grantPart(data json.RawMessage) Part {
 }
 
 func grantRequestPart(data json.RawMessage) Part {
-	var r struct {
-		Caps   []string `json:"caps"`
-		Sub    string   `json:"sub"`
-		On     []string `json:"on"`
-		TTL    int64    `json:"ttl"`
-		Reason string   `json:"reason"`
-	}
+	var r peer.GrantRequest
 	_ = json.Unmarshal(data, &r)
 	p := Part{Kind: PartGrantRequest, Title: "asks for a grant: " + strings.Join(r.Caps, ", "), Text: r.Reason}
 	if r.Sub != "" {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // RowKind says how a Row is drawn.
@@ -94,7 +95,7 @@ func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
 		when := Clock(e.Time, o.Now, o.Loc)
 
 		// A state line is one row: who, when, the new state and the note.
-		if e.Type == "state" && len(e.Parts) == 1 {
+		if e.Type == wire.TypeState && len(e.Parts) == 1 {
 			s := when + "  " + who + " is now " + e.Parts[0].Title
 			if e.Parts[0].Text != "" {
 				s += " — " + e.Parts[0].Text

@@ -156,7 +156,20 @@ func DecodeTemp(raw, buf []byte) (Frame, error) {
 	return decodeGeneral(bytes.Clone(raw))
 }
 
-func decodeGeneral(raw []byte) (Frame, error) {
+// DecodeLoose is Decode for showing a line that was checked when it
+// arrived (a stored line, or the original line a mirror carries): framing
+// is checked as Decode does (one JSON object with one string "t"), but the
+// fields of known types are not validated (ids, times, thread ids, required
+// fields), so a display shows what is there rather than refusing it. A
+// field of the wrong JSON type is still an error. Errors are *DecodeError.
+func DecodeLoose(raw []byte) (Frame, error) {
+	return decodeFrame(raw, false)
+}
+
+func decodeGeneral(raw []byte) (Frame, error) { return decodeFrame(raw, true) }
+
+// decodeFrame decodes any line; strict validates the fields of known types.
+func decodeFrame(raw []byte, strict bool) (Frame, error) {
 	if !utf8.Valid(raw) {
 		// encoding/json would silently turn invalid UTF-8 into U+FFFD (SPEC §2).
 		return nil, badFrame("invalid UTF-8")
@@ -188,7 +201,7 @@ func decodeGeneral(raw []byte) (Frame, error) {
 		return nil, badFrame(`no single string field "t"`)
 	}
 	if t == TypeMsg {
-		m, err := decodeMsg(raw, members)
+		m, err := decodeMsg(raw, members, strict)
 		if err != nil {
 			de := &DecodeError{Code: CodeBadRequest, T: t, Msg: err.Error()}
 			de.ID, _ = stringValue(idRaw)
@@ -242,7 +255,7 @@ func decodeGeneral(raw []byte) (Frame, error) {
 		return nil, derr
 	}
 	f.Header().SetRaw(raw)
-	if v, ok := f.(interface{ validate() error }); ok {
+	if v, ok := f.(interface{ validate() error }); ok && strict {
 		if err := v.validate(); err != nil {
 			derr.Msg = err.Error()
 			return nil, derr

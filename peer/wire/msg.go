@@ -13,6 +13,10 @@ const (
 	PartCode = "code"
 	PartData = "data"
 	PartBlob = "blob"
+	// PartMalformed is the K DecodeParts gives a part that does not decode
+	// (not an object with a string k, or a known field of the wrong type).
+	// A part a peer sends with k "?" is shown the same way.
+	PartMalformed = "?"
 )
 
 // Msg is a message in a thread (SPEC §5).
@@ -43,7 +47,7 @@ type Part struct {
 
 // DecodeParts decodes every part (once; the result is cached and shared:
 // do not modify it). A part that does not decode becomes a Part with only K
-// set to "?" (shown as unsupported).
+// set to PartMalformed (shown as unsupported).
 func (m *Msg) DecodeParts() []Part {
 	if m.parts != nil && len(m.parts) == len(m.Parts) {
 		return m.parts
@@ -63,7 +67,7 @@ func decodePart(raw []byte) (Part, bool) {
 	var buf [12]member
 	members, err := scanObject(raw, buf[:0])
 	if err != nil {
-		return Part{K: "?"}, false
+		return Part{K: PartMalformed}, false
 	}
 	var p Part
 	hasK := false
@@ -94,20 +98,20 @@ func decodePart(raw []byte) (Part, bool) {
 			}
 			n, ok := intValue(mb.val)
 			if !ok {
-				return Part{K: "?"}, false
+				return Part{K: PartMalformed}, false
 			}
 			p.Size = n
 		}
 		if dst != nil {
 			s, ok := optString(mb.val)
 			if !ok {
-				return Part{K: "?"}, false
+				return Part{K: PartMalformed}, false
 			}
 			*dst = s
 		}
 	}
 	if !hasK {
-		return Part{K: "?"}, false
+		return Part{K: PartMalformed}, false
 	}
 	return p, true
 }
@@ -121,7 +125,7 @@ func optString(v []byte) (string, bool) {
 }
 
 // decodeMsg decodes a msg from the scanner's members without encoding/json.
-func decodeMsg(raw []byte, members []member) (*Msg, error) {
+func decodeMsg(raw []byte, members []member, strict bool) (*Msg, error) {
 	m := &Msg{}
 	m.T = TypeMsg
 	for _, mb := range members {
@@ -163,6 +167,9 @@ func decodeMsg(raw []byte, members []member) (*Msg, error) {
 		}
 	}
 	m.SetRaw(raw)
+	if !strict {
+		return m, nil
+	}
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
@@ -202,12 +209,26 @@ func (m *Msg) validate() error {
 	return nil
 }
 
-// TextPart, CodePart and DataPart build parts.
-func TextPart(text string) json.RawMessage { return mustPart(Part{K: PartText, Text: text}) }
+// TextPart builds a text part. Its text is written even when empty (the
+// field is required), unlike Part's omitempty encoding.
+func TextPart(text string) json.RawMessage {
+	type textPart struct {
+		K    string `json:"k"`
+		Text string `json:"text"`
+	}
+	return mustPart(textPart{PartText, text})
+}
 
-// CodePart builds a code part.
+// CodePart builds a code part; lang and path are left out when empty, the
+// text never is.
 func CodePart(text, lang, path string) json.RawMessage {
-	return mustPart(Part{K: PartCode, Text: text, Lang: lang, Path: path})
+	type codePart struct {
+		K    string `json:"k"`
+		Text string `json:"text"`
+		Lang string `json:"lang,omitempty"`
+		Path string `json:"path,omitempty"`
+	}
+	return mustPart(codePart{PartCode, text, lang, path})
 }
 
 // DataPart builds a data part; data must be valid JSON.
