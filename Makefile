@@ -18,7 +18,7 @@ deps-test:
 	@scripts/deps.sh test
 
 awp:
-	CGO_ENABLED=0 $(GO) build -o $(BUILD)/awp ./cmd/awp
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(BUILD)/awp ./cmd/awp
 
 tray: deps-run
 	$(GO) build -o $(BUILD)/awp-tray .
@@ -51,7 +51,7 @@ bench: awp
 
 fuzz:
 	@set -e; for pkg_target in \
-	  ./peer/wire:FuzzReadLine ./peer/wire:FuzzDecode ./peer/wire:FuzzCanonical ./peer/wire:FuzzChunkDecode \
+	  ./peer/wire:FuzzReadLine ./peer/wire:FuzzDecode ./peer/wire:FuzzDecodeLoose ./peer/wire:FuzzCanonical ./peer/wire:FuzzChunkDecode \
 	  ./peer:FuzzHandshake ./peer/grant:FuzzParseVerify ./peer/grant:FuzzCanonicalFixedPoint \
 	  ./peer/transport:FuzzParseAddr ./peer/profile:FuzzHandle ./peer/presence:FuzzVerify \
 	  ./keystore:FuzzParseSecret ./internal/visible:FuzzString ./internal/visible:FuzzRequest ./app/render:FuzzWrap; do \

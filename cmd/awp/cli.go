@@ -51,12 +51,14 @@ func init() {
 		cmdPending, cmdDecide,
 		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
 		cmdPresence, cmdMirror, cmdPrivate,
-		cmdInvite, cmdAdd, cmdHelp,
+		cmdInvite, cmdAdd,
+		cmdVersion, cmdCompletion, cmdHelp,
 	}
 }
 
+// lookup finds a command by name (hidden helpers too).
 func lookup(name string) *command {
-	for _, c := range commands {
+	for _, c := range append(commands, cmdComplete) {
 		if c.name == name {
 			return c
 		}
@@ -79,12 +81,16 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	c := lookup(args[0])
 	if c == nil {
-		if args[0] == "-h" || args[0] == "--help" {
+		switch args[0] {
+		case "-h", "-help", "--help":
 			fmt.Fprint(stdout, topUsage())
 			return exitOK
+		case "-version", "--version":
+			c, args = cmdVersion, args[:1]
+		default:
+			fmt.Fprintf(stderr, "awp: unknown command %q%s\n`awp help` lists the commands.\n", args[0], suggest(args[0]))
+			return exitUsage
 		}
-		fmt.Fprintf(stderr, "awp: unknown command %q\n%s", args[0], topUsage())
-		return exitUsage
 	}
 	err := c.run(e, args[1:])
 	label := c.name
@@ -96,7 +102,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	case err == nil:
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stdout, "usage: %s\n", c.usage)
+		printHelp(stdout, c, err)
 		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "awp %s: %s\nusage: %s\n", label, oneLine(ue.msg), c.usage)
@@ -133,6 +139,16 @@ func newFlags(name string) *flagSet {
 	return fs
 }
 
+// jsonFlag defines --json. always: the command prints JSON either way,
+// and takes --json so that scripts can pass it to every command.
+func (fs *flagSet) jsonFlag(always bool) *bool {
+	usage := "print JSON"
+	if always {
+		usage = "print JSON (the output is JSON either way)"
+	}
+	return fs.Bool("json", false, usage)
+}
+
 // parse parses args, accepting flags between positional arguments too
 // (CLI.md writes `awp state --th TH STATE [--note N]`); "--" ends the
 // flags. It returns the positional arguments.
@@ -141,7 +157,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, &helpRequest{fs: fs}
 			}
 			return nil, &usageError{msg: err.Error()}
 		}

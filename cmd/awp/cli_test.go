@@ -28,7 +28,9 @@ func newKey(t *testing.T) string {
 }
 
 func TestUsageErrors(t *testing.T) {
-	dir := localapitest.ShortTempDir(t)
+	// A running peer (knowing no one), so that a KEY that is no key is
+	// looked up, and refused as bad usage.
+	_, dir := serveFake(t)
 	k := newKey(t)
 	cases := []struct {
 		args    []string
@@ -55,7 +57,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"trust", "bob"}, "trust", "KEY"},
 		{[]string{"untrust"}, "untrust", "missing KEY"},
 		{[]string{"blob"}, "blob", "want `awp blob get`"},
-		{[]string{"blob", "get", "blob_1"}, "blob get", "--from is required"},
+		{[]string{"blob", "get", "--from", "bob", "blob_1"}, "blob get", "--from"},
 		{[]string{"blob", "get", "--from", k}, "blob get", "missing REF"},
 		{[]string{"run", "--accept", "maybe"}, "run", "--accept"},
 		{[]string{"run", "--presence", "loud"}, "run", "--presence"},

@@ -3,12 +3,13 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -23,7 +24,7 @@ var cmdBlobs = &command{
 
 var cmdBlob = &command{
 	name:    "blob",
-	usage:   "awp blob get [--data DIR] --from KEY [-o FILE] REF",
+	usage:   "awp blob get [--data DIR] [--from KEY] [-o FILE] REF",
 	summary: "writes a received blob to FILE (default stdout); exit 1 unless complete and intact",
 	run:     runBlob,
 }
@@ -47,31 +48,35 @@ func blobStatus(b peer.BlobInfo) string {
 func runBlob(e *env, args []string) error {
 	if len(args) == 0 || args[0] != "get" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return flag.ErrHelp
+			args = []string{"get", "-h"} // blob has one verb: show its flags
+		} else {
+			return usagef("want `awp blob get`")
 		}
-		return usagef("want `awp blob get`")
 	}
 	fs := newFlags("blob get")
-	from := fs.String("from", "", "the sender's key (required)")
+	from := fs.String("from", "", "the sender (a key, a key prefix or a peer's name); needed only when peers sent blobs with the same REF")
 	out := fs.String("o", "", "write to FILE (default stdout)")
 	pos, err := fs.parse(args[1:])
 	if err != nil {
 		return err
 	}
-	if *from == "" {
-		return usagef("--from is required")
-	}
-	if err := checkKey("--from", *from); err != nil {
-		return err
-	}
 	if err := nArgs(pos, 1, "REF"); err != nil {
 		return err
 	}
+	ref := pos[0]
 	c, err := e.client(fs)
 	if err != nil {
 		return err
 	}
-	rc, info, err := c.OpenBlob(e.ctx, *from, pos[0])
+	if *from != "" {
+		*from, err = resolveKey(e.ctx, c, "--from", *from)
+	} else {
+		*from, err = blobSender(e, c, ref)
+	}
+	if err != nil {
+		return err
+	}
+	rc, info, err := c.OpenBlob(e.ctx, *from, ref)
 	if err != nil {
 		return e.wrap("blob get", err)
 	}
@@ -83,6 +88,32 @@ func runBlob(e *env, args []string) error {
 		return e.wrap("blob get", copyChecked(e.stdout, rc, info))
 	}
 	return e.wrap("blob get", writeFileChecked(*out, rc, info))
+}
+
+// blobSender finds who sent the received blob ref, for a `blob get`
+// without --from: refs are unique per sender, so one sender is the answer
+// and several are bad usage (the message lists them).
+func blobSender(e *env, c *localapi.Client, ref string) (string, error) {
+	blobs, err := c.Blobs(e.ctx)
+	if err != nil {
+		return "", e.wrap("blob get", err)
+	}
+	var from []string
+	for _, b := range blobs {
+		if b.Ref == ref && b.Dir != "out" && !slices.Contains(from, b.From) {
+			from = append(from, b.From)
+		}
+	}
+	switch len(from) {
+	case 0:
+		return "", fmt.Errorf("no blob %s was received (`awp blobs` lists them)", ref)
+	case 1:
+		return from[0], nil
+	}
+	for i, k := range from {
+		from[i] = shortKey(k)
+	}
+	return "", usagef("%d peers sent a blob %s (%s): give --from", len(from), ref, strings.Join(from, ", "))
 }
 
 // copyChecked copies the blob and fails unless the bytes match the

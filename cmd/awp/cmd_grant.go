@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -58,12 +59,13 @@ const defaultRequestTimeout = 10 * time.Minute
 
 func runGrant(e *env, args []string) error {
 	fs := newFlags("grant")
-	to := fs.String("to", "", "the subject's key (required)")
-	caps := fs.String("caps", "", "capabilities, comma-separated: exec, fs:read, fs:write, introduce… (required)")
-	ttl := fs.Duration("ttl", 0, "how long the grant is valid (required)")
+	to := fs.String("to", "", "the subject: a key, a key prefix or a peer's name (required)")
+	caps := fs.String("caps", "", "capabilities, comma-separated: "+strings.Join(knownCaps, ", ")+" (required)")
+	ttl := fs.duration("ttl", 0, "how long the grant is valid, e.g. 1h or 7d (required)")
 	var on stringList
-	fs.Var(&on, "on", "key of a peer the grant is valid on (repeatable; default any)")
+	fs.Var(&on, "on", "a peer the grant is valid on (repeatable; default any)")
 	note := fs.String("note", "", "a note signed into the grant")
+	fs.jsonFlag(true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -74,31 +76,25 @@ func runGrant(e *env, args []string) error {
 	if *to == "" {
 		return usagef("--to is required")
 	}
-	if err := checkKey("--to", *to); err != nil {
+	cs, err := parseCaps(*caps)
+	if err != nil {
 		return err
-	}
-	var cs []string
-	for c := range strings.SplitSeq(*caps, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			cs = append(cs, c)
-		}
-	}
-	if len(cs) == 0 {
-		return usagef("--caps is required")
 	}
 	if *ttl <= 0 {
 		return usagef("--ttl is required and must be positive")
-	}
-	for _, k := range on {
-		if err := checkKey("--on", k); err != nil {
-			return err
-		}
 	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
 	}
-	g, err := c.Grant(e.ctx, localapi.GrantRequest{To: *to, Caps: cs, TTL: ttl.String(), On: on, Note: *note})
+	if *to, err = resolveKey(e.ctx, c, "--to", *to); err != nil {
+		return err
+	}
+	onKeys, err := resolveKeys(e.ctx, c, "--on", on)
+	if err != nil {
+		return err
+	}
+	g, err := c.Grant(e.ctx, localapi.GrantRequest{To: *to, Caps: cs, TTL: ttl.String(), On: onKeys, Note: *note})
 	if err != nil {
 		return e.wrap("grant", err)
 	}
@@ -115,12 +111,7 @@ func writeRaw(e *env, v json.RawMessage) error {
 
 func runGrants(e *env, args []string) error {
 	return runList(e, args, "grants", (*localapi.Client).Grants, "ID\tDIR\tISS\tSUB\tCAPS\tEXP\tSTATE", func(g peer.GrantInfo) []string {
-		var body struct {
-			Iss  string   `json:"iss"`
-			Sub  string   `json:"sub"`
-			Caps []string `json:"caps"`
-		}
-		_ = json.Unmarshal(g.Grant, &body)
+		body, _ := grant.DecodeObject(g.Grant)
 		dir, state := "received", "valid"
 		if g.Issued {
 			dir = "issued"
@@ -180,10 +171,10 @@ type requestOptions struct {
 }
 
 func (o *requestOptions) flags(fs *flagSet) {
-	fs.StringVar(&o.to, "to", "", "the key of the peer that runs the request (required)")
+	fs.StringVar(&o.to, "to", "", "the peer that runs the request: a key, a key prefix or a peer's name (required)")
 	fs.StringVar(&o.th, "th", "", "thread to send the request in (default: a new thread)")
 	fs.Var(&o.grants, "grant", "a file holding a grant to attach (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", defaultRequestTimeout, "give up waiting for the answer after this long (0: no limit)")
+	fs.durationVar(&o.timeout, "timeout", defaultRequestTimeout, "give up waiting for the answer after this long (0: no limit)")
 	fs.StringVar(&o.dataJSON, "data-json", "", "the whole request data object, instead of the flags below")
 	fs.StringVar(&o.cmd, "cmd", "", "exec: a command line run with /bin/sh -c (or give argv after --)")
 	fs.StringVar(&o.cwd, "cwd", "", "exec: working directory relative to the workspace")
@@ -208,33 +199,19 @@ var verbFlags = map[string][]string{
 	"fs:write": {"path", "content", "content-file", "base64", "append", "mkdir"},
 }
 
-// Request data shapes (PROFILE.md), with the attached grants.
+// Request data as sent: the profile's request with the grants attached.
 type (
-	attachedGrants struct {
-		Grant  json.RawMessage   `json:"grant,omitempty"`
-		Grants []json.RawMessage `json:"grants,omitempty"`
-	}
 	execData struct {
-		Cmd     any               `json:"cmd"`
-		Cwd     string            `json:"cwd,omitempty"`
-		Env     map[string]string `json:"env,omitempty"`
-		Timeout int               `json:"timeout,omitempty"`
-		Stdin   string            `json:"stdin,omitempty"`
-		attachedGrants
+		profile.ExecRequest
+		profile.Grants
 	}
 	readData struct {
-		Path   string `json:"path"`
-		Offset int64  `json:"offset,omitempty"`
-		Length *int64 `json:"length,omitempty"`
-		attachedGrants
+		profile.ReadRequest
+		profile.Grants
 	}
 	writeData struct {
-		Path     string `json:"path"`
-		Content  string `json:"content"`
-		Encoding string `json:"encoding,omitempty"`
-		Append   bool   `json:"append,omitempty"`
-		Mkdir    bool   `json:"mkdir,omitempty"`
-		attachedGrants
+		profile.WriteRequest
+		profile.Grants
 	}
 )
 
@@ -250,9 +227,6 @@ func (o *requestOptions) request(verb string, set map[string]bool, argv []string
 	r.Mime, r.To, r.Th = mime, o.to, o.th
 	if o.to == "" {
 		return r, usagef("--to is required")
-	}
-	if err := checkKey("--to", o.to); err != nil {
-		return r, err
 	}
 	if o.th != "" {
 		if err := checkTh("--th", o.th); err != nil {
@@ -308,8 +282,8 @@ func (o *requestOptions) request(verb string, set map[string]bool, argv []string
 
 // readGrants reads the --grant files: the first goes in "grant", the rest
 // in "grants".
-func (o *requestOptions) readGrants() (attachedGrants, error) {
-	var a attachedGrants
+func (o *requestOptions) readGrants() (profile.Grants, error) {
+	var a profile.Grants
 	for i, f := range o.grants {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -330,7 +304,7 @@ func (o *requestOptions) readGrants() (attachedGrants, error) {
 }
 
 // dataObject checks --data-json is an object and adds the grants to it.
-func dataObject(s string, a attachedGrants) (json.RawMessage, error) {
+func dataObject(s string, a profile.Grants) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
 		return nil, usagef("--data-json: want a JSON object")
@@ -355,8 +329,8 @@ func dataObject(s string, a attachedGrants) (json.RawMessage, error) {
 	return mustPart(obj), nil
 }
 
-func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool, a attachedGrants) (any, error) {
-	d := execData{Cwd: o.cwd, Timeout: o.execTimeout, Stdin: o.stdin, attachedGrants: a}
+func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool, a profile.Grants) (any, error) {
+	d := execData{profile.ExecRequest{Cwd: o.cwd, Timeout: o.execTimeout, Stdin: o.stdin}, a}
 	switch {
 	case set["cmd"] && dash:
 		return nil, usagef("give --cmd or a command after --, not both")
@@ -364,12 +338,12 @@ func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool,
 		if o.cmd == "" {
 			return nil, usagef("--cmd is empty")
 		}
-		d.Cmd = o.cmd
+		d.Cmd = mustPart(o.cmd)
 	case dash:
 		if len(argv) == 0 || argv[0] == "" {
 			return nil, usagef("no command after --")
 		}
-		d.Cmd = argv
+		d.Cmd = mustPart(argv)
 	default:
 		return nil, usagef("exec needs --cmd STRING or a command after --")
 	}
@@ -402,14 +376,14 @@ func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool,
 	return d, nil
 }
 
-func (o *requestOptions) readData(set map[string]bool, a attachedGrants) (any, error) {
+func (o *requestOptions) readData(set map[string]bool, a profile.Grants) (any, error) {
 	if o.path == "" {
 		return nil, usagef("fs:read needs --path")
 	}
 	if o.offset < 0 || o.length < 0 {
 		return nil, usagef("--offset and --length must not be negative")
 	}
-	d := readData{Path: o.path, Offset: o.offset, attachedGrants: a}
+	d := readData{profile.ReadRequest{Path: o.path, Offset: o.offset}, a}
 	if set["length"] {
 		n := o.length
 		d.Length = &n
@@ -417,11 +391,11 @@ func (o *requestOptions) readData(set map[string]bool, a attachedGrants) (any, e
 	return d, nil
 }
 
-func (o *requestOptions) writeData(set map[string]bool, a attachedGrants) (any, error) {
+func (o *requestOptions) writeData(set map[string]bool, a profile.Grants) (any, error) {
 	if o.path == "" {
 		return nil, usagef("fs:write needs --path")
 	}
-	d := writeData{Path: o.path, Append: o.append, Mkdir: o.mkdir, attachedGrants: a}
+	d := writeData{profile.WriteRequest{Path: o.path, Append: o.append, Mkdir: o.mkdir}, a}
 	switch {
 	case set["content"] && set["content-file"]:
 		return nil, usagef("give --content or --content-file, not both")
@@ -465,6 +439,7 @@ func runRequest(e *env, args []string) error {
 	fs := newFlags("request")
 	var o requestOptions
 	o.flags(fs)
+	fs.jsonFlag(true)
 	pos, argv, dash, err := fs.parseDash(args)
 	if err != nil {
 		return err
@@ -485,12 +460,16 @@ func runRequest(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if req.To, err = resolveKey(e.ctx, c, "--to", req.To); err != nil {
+		return err
+	}
 	ctx := e.ctx
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
+	e.notConnectedNote(ctx, c, req.To, "request")
 	data, err := c.Request(ctx, req)
 	if err != nil {
 		var we *wire.Err
@@ -501,7 +480,7 @@ func runRequest(e *env, args []string) error {
 			}
 			return fmt.Errorf("%s: %s", we.Code, we.Msg)
 		case ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil:
-			return fmt.Errorf("no answer from %s within %v", shortKey(o.to), o.timeout)
+			return fmt.Errorf("no answer from %s within %v", shortKey(req.To), formatDuration(o.timeout))
 		}
 		return e.wrap("request", err)
 	}

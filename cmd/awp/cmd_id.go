@@ -10,7 +10,7 @@ import (
 
 var cmdID = &command{
 	name:    "id",
-	usage:   "awp id [--data DIR] [--keyring keyring|file]",
+	usage:   "awp id [--data DIR] [--keyring keyring|file] [--json]",
 	summary: "prints this peer's key, creating the identity if there is none",
 	run:     runID,
 }
@@ -18,6 +18,7 @@ var cmdID = &command{
 func runID(e *env, args []string) error {
 	fs := newFlags("id")
 	keyring := fs.String("keyring", "", "where the identity lives: keyring (default, or $AWP_KEYRING) or file")
+	asJSON := fs.jsonFlag(false)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -35,6 +36,9 @@ func runID(e *env, args []string) error {
 	}
 	if created {
 		fmt.Fprintf(e.stderr, "awp id: created a new identity for %s\n", dir)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]string{"key": k.Public().String()})
 	}
 	_, err = fmt.Fprintln(e.stdout, k.Public().String())
 	return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,14 +14,14 @@ import (
 
 var cmdStatus = &command{
 	name:    "status",
-	usage:   "awp status [--data DIR]",
+	usage:   "awp status [--data DIR] [--json]",
 	summary: `prints the running peer's {"key","name","listen":[…]}`,
 	run:     runStatus,
 }
 
 var cmdConnect = &command{
 	name:    "connect",
-	usage:   "awp connect [--data DIR] [--timeout DURATION] ADDR",
+	usage:   "awp connect [--data DIR] [--timeout DURATION] [--json] ADDR",
 	summary: "asks the running peer to dial ADDR and keep it up; prints the remote key",
 	run:     runConnect,
 }
@@ -52,6 +53,7 @@ const defaultConnectTimeout = time.Minute
 
 func runStatus(e *env, args []string) error {
 	fs := newFlags("status")
+	fs.jsonFlag(true)
 	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
@@ -65,7 +67,8 @@ func runStatus(e *env, args []string) error {
 
 func runConnect(e *env, args []string) error {
 	fs := newFlags("connect")
-	timeout := fs.Duration("timeout", defaultConnectTimeout, "give up after this long (0: wait as long as the peer does)")
+	timeout := fs.duration("timeout", defaultConnectTimeout, "give up after this long (0: wait as long as the peer does)")
+	asJSON := fs.jsonFlag(false)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -88,10 +91,17 @@ func runConnect(e *env, args []string) error {
 	}
 	k, err := c.Connect(ctx, pos[0])
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
-			return fmt.Errorf("%s: no handshake within %v", pos[0], *timeout)
+		if errors.Is(err, localapi.ErrNotRunning) || e.ctx.Err() != nil {
+			return e.wrap("connect", err)
 		}
-		return e.wrap("connect", err)
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("%s: no handshake within %v", pos[0], formatDuration(*timeout))
+		}
+		// The dialer the peer started stays: it keeps trying.
+		return fmt.Errorf("%w; the peer keeps redialing it (backing off up to 30s; `awp peers` shows when it is up)", err)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]string{"key": k})
 	}
 	_, err = fmt.Fprintln(e.stdout, k)
 	return err
@@ -121,12 +131,13 @@ func runTrust(e *env, name string, args []string, trusted bool) error {
 	if err := nArgs(pos, 1, "KEY"); err != nil {
 		return err
 	}
-	if err := checkKey("KEY", pos[0]); err != nil {
-		return err
-	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
 	}
-	return e.wrap(name, c.Trust(e.ctx, pos[0], trusted))
+	k, err := resolveKey(e.ctx, c, "KEY", pos[0])
+	if err != nil {
+		return err
+	}
+	return e.wrap(name, c.Trust(e.ctx, k, trusted))
 }

@@ -53,7 +53,7 @@ var escapeBreaks = strings.NewReplacer("\n", `\n`, "\t", `\t`)
 
 func runDecide(e *env, args []string) error {
 	fs := newFlags("decide")
-	dur := fs.Duration("for", 0, "with allow: also issue a grant valid this long")
+	dur := fs.duration("for", 0, "with allow: also issue a grant valid this long (e.g. 1h, 7d)")
 	reason := fs.String("reason", "", "why (sent with a denial)")
 	pos, err := fs.parse(args)
 	if err != nil {

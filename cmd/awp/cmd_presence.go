@@ -9,11 +9,12 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
 var cmdPresence = &command{
 	name:    "presence",
-	usage:   "awp presence [--data DIR] [--json] | awp presence [--data DIR] detail [full|peers|none]",
+	usage:   "awp presence [--data DIR] [--json] | awp presence [--data DIR] [--json] detail [full|peers|none]",
 	summary: "lists the presence table; `presence detail` shows or sets what this peer publishes",
 	run:     runPresence,
 }
@@ -34,21 +35,21 @@ var cmdPrivate = &command{
 
 var cmdInvite = &command{
 	name:    "invite",
-	usage:   "awp invite [--data DIR]",
+	usage:   "awp invite [--data DIR] [--json]",
 	summary: "prints this peer's invite",
 	run:     runInvite,
 }
 
 var cmdAdd = &command{
 	name:    "add",
-	usage:   "awp add [--data DIR] [--timeout DURATION] INVITE",
+	usage:   "awp add [--data DIR] [--timeout DURATION] [--json] INVITE",
 	summary: "adds the peer an invite describes and connects; prints its key",
 	run:     runAdd,
 }
 
 func runPresence(e *env, args []string) error {
 	fs := newFlags("presence")
-	asJSON := fs.Bool("json", false, "print a JSON array")
+	asJSON := fs.jsonFlag(false)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -75,9 +76,7 @@ func runPresence(e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ORIGIN\tNAME\tHARNESS\tMODEL\tHOST\tHOPS\tRECEIVED")
 	for _, p := range ps {
-		var d struct {
-			Origin, Name, Harness, Model, Host string
-		}
+		var d presence.Doc
 		_ = json.Unmarshal(p.Doc, &d)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortKey(d.Origin), dash(d.Name), dash(d.Harness),
 			dash(d.Model), dash(d.Host), p.Hops, p.Received)
@@ -88,15 +87,12 @@ func runPresence(e *env, args []string) error {
 // presenceDetail is `awp presence detail [full|peers|none]`: without an
 // argument it prints the detail published, with one it sets it.
 func presenceDetail(e *env, fs *flagSet, pos []string, asJSON bool) error {
-	if asJSON {
-		return usagef("--json goes with the listing, not detail")
-	}
 	if len(pos) > 1 {
 		return usagef("unexpected argument %q", pos[1])
 	}
 	if len(pos) == 1 {
 		switch pos[0] {
-		case "full", "peers", "none":
+		case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
 		default:
 			return usagef("detail %q: want full, peers or none", pos[0])
 		}
@@ -106,11 +102,20 @@ func presenceDetail(e *env, fs *flagSet, pos []string, asJSON bool) error {
 		return err
 	}
 	if len(pos) == 1 {
-		return e.wrap("presence", c.SetPresenceDetail(e.ctx, pos[0]))
+		if err := c.SetPresenceDetail(e.ctx, pos[0]); err != nil {
+			return e.wrap("presence", err)
+		}
+		if asJSON {
+			return writeJSON(e.stdout, map[string]string{"detail": pos[0]})
+		}
+		return nil
 	}
 	d, err := c.PresenceDetail(e.ctx)
 	if err != nil {
 		return e.wrap("presence", err)
+	}
+	if asJSON {
+		return writeJSON(e.stdout, map[string]string{"detail": d})
 	}
 	_, err = fmt.Fprintln(e.stdout, d)
 	return err
@@ -119,6 +124,7 @@ func presenceDetail(e *env, fs *flagSet, pos []string, asJSON bool) error {
 func runMirror(e *env, args []string) error {
 	fs := newFlags("mirror")
 	clearHosts := fs.Bool("clear", false, "hosts: mirror to no host")
+	fs.jsonFlag(true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -128,22 +134,20 @@ func runMirror(e *env, args []string) error {
 	}
 	switch pos[0] {
 	case "hosts":
-		keys := pos[1:]
-		for _, k := range keys {
-			if err := checkKey("KEY", k); err != nil {
-				return err
-			}
-		}
-		if *clearHosts && len(keys) > 0 {
+		if *clearHosts && len(pos) > 1 {
 			return usagef("--clear takes no KEY")
 		}
 		c, err := e.client(fs)
 		if err != nil {
 			return err
 		}
+		keys, err := resolveKeys(e.ctx, c, "KEY", pos[1:])
+		if err != nil {
+			return err
+		}
 		var hosts []string
 		if len(keys) > 0 || *clearHosts {
-			hosts, err = c.SetMirrorHosts(e.ctx, keys)
+			hosts, err = c.SetMirrorHosts(e.ctx, append([]string{}, keys...))
 		} else {
 			hosts, err = c.MirrorHosts(e.ctx)
 		}
@@ -172,7 +176,8 @@ func runMirror(e *env, args []string) error {
 
 func runPrivate(e *env, args []string) error {
 	fs := newFlags("private")
-	from := fs.String("from", "", "the sharer of a thread mirrored to this peer (default: a thread of mine)")
+	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name) of a thread mirrored to this peer (default: a thread of mine)")
+	fs.jsonFlag(true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -183,14 +188,14 @@ func runPrivate(e *env, args []string) error {
 	if err := checkTh("TH", pos[0]); err != nil {
 		return err
 	}
-	if *from != "" {
-		if err := checkKey("--from", *from); err != nil {
-			return err
-		}
-	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
+	}
+	if *from != "" {
+		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
+			return err
+		}
 	}
 	res, err := c.SetPrivate(e.ctx, pos[0], *from)
 	if err != nil {
@@ -201,6 +206,7 @@ func runPrivate(e *env, args []string) error {
 
 func runInvite(e *env, args []string) error {
 	fs := newFlags("invite")
+	asJSON := fs.jsonFlag(false)
 	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
@@ -209,13 +215,17 @@ func runInvite(e *env, args []string) error {
 	if err != nil {
 		return e.wrap("invite", err)
 	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]string{"invite": inv})
+	}
 	_, err = fmt.Fprintln(e.stdout, inv)
 	return err
 }
 
 func runAdd(e *env, args []string) error {
 	fs := newFlags("add")
-	timeout := fs.Duration("timeout", defaultConnectTimeout, "give up waiting for the connection after this long (0: wait as long as the peer does)")
+	timeout := fs.duration("timeout", defaultConnectTimeout, "give up waiting for the connection after this long (0: wait as long as the peer does)")
+	asJSON := fs.jsonFlag(false)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -247,12 +257,15 @@ func runAdd(e *env, args []string) error {
 		}
 		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
 			// The peer records the invite before it dials.
-			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, *timeout)
+			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, formatDuration(*timeout))
 		}
 		if k != "" {
 			return fmt.Errorf("could not connect to %s: %v; the peer is recorded and will be dialed", k, err)
 		}
 		return e.wrap("add", err)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]string{"key": k})
 	}
 	_, err = fmt.Fprintln(e.stdout, k)
 	return err

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 var cmdSend = &command{
@@ -27,24 +28,6 @@ var cmdState = &command{
 	run:     runState,
 }
 
-// Wire part shapes (SPEC §5).
-type (
-	textPart struct {
-		K    string `json:"k"`
-		Text string `json:"text"`
-	}
-	codePart struct {
-		K    string `json:"k"`
-		Text string `json:"text"`
-		Lang string `json:"lang,omitempty"`
-	}
-	dataPart struct {
-		K    string          `json:"k"`
-		Mime string          `json:"mime"`
-		Data json.RawMessage `json:"data"`
-	}
-)
-
 // sendOptions are the flags of `awp send`.
 type sendOptions struct {
 	to, th, subject, re string
@@ -55,7 +38,7 @@ type sendOptions struct {
 }
 
 func (o *sendOptions) flags(fs *flagSet) {
-	fs.StringVar(&o.to, "to", "", "the recipient's key (required)")
+	fs.StringVar(&o.to, "to", "", "the recipient: a key, a key prefix or a peer's name (required)")
 	fs.StringVar(&o.th, "th", "", "thread id (default: a new thread)")
 	fs.StringVar(&o.subject, "subject", "", "subject (the first msg of a thread should have one)")
 	fs.Var(&o.texts, "text", "a text part (repeatable)")
@@ -73,9 +56,6 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 	r := peer.SendRequest{To: o.to, Th: o.th, Subject: o.subject, Re: o.re}
 	if o.to == "" {
 		return r, usagef("--to is required")
-	}
-	if err := checkKey("--to", o.to); err != nil {
-		return r, err
 	}
 	if o.th != "" {
 		if err := checkTh("--th", o.th); err != nil {
@@ -101,7 +81,7 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 	}
 
 	for _, t := range o.texts {
-		r.Parts = append(r.Parts, mustPart(textPart{K: "text", Text: t}))
+		r.Parts = append(r.Parts, wire.TextPart(t))
 	}
 	if o.codeFile != "" {
 		b, err := os.ReadFile(o.codeFile)
@@ -115,14 +95,18 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 		if lang == "" {
 			lang = langOf(o.codeFile)
 		}
-		r.Parts = append(r.Parts, mustPart(codePart{K: "code", Text: string(b), Lang: lang}))
+		r.Parts = append(r.Parts, wire.CodePart(string(b), lang, ""))
 	}
 	if data != nil {
 		mime := o.mime
 		if mime == "" {
 			mime = "application/json"
 		}
-		r.Parts = append(r.Parts, mustPart(dataPart{K: "data", Mime: mime, Data: data}))
+		p, err := wire.DataPart(mime, data)
+		if err != nil {
+			return r, usagef("--data-json: %v", err)
+		}
+		r.Parts = append(r.Parts, p)
 	}
 	for _, f := range o.blobs {
 		// The peer reads the file, from its own working directory.
@@ -168,6 +152,7 @@ func runSend(e *env, args []string) error {
 	fs := newFlags("send")
 	var o sendOptions
 	o.flags(fs)
+	fs.jsonFlag(true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -183,10 +168,14 @@ func runSend(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if req.To, err = resolveKey(e.ctx, c, "--to", req.To); err != nil {
+		return err
+	}
 	res, err := c.Send(e.ctx, req)
 	if err != nil {
 		return e.wrap("send", err)
 	}
+	e.notConnectedNote(e.ctx, c, req.To, "msg")
 	return writeJSON(e.stdout, res)
 }
 
@@ -194,6 +183,7 @@ func runState(e *env, args []string) error {
 	fs := newFlags("state")
 	th := fs.String("th", "", "thread id (required)")
 	note := fs.String("note", "", "a note on the state")
+	fs.jsonFlag(true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err

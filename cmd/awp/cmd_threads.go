@@ -9,6 +9,7 @@ import (
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 var cmdThreads = &command{
@@ -40,8 +41,8 @@ func runThreads(e *env, args []string) error {
 
 func runShow(e *env, args []string) error {
 	fs := newFlags("show")
-	from := fs.String("from", "", "the sharer's key, for a thread mirrored to this peer")
-	asJSON := fs.Bool("json", false, "print a JSON array")
+	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name), for a thread mirrored to this peer")
+	asJSON := fs.jsonFlag(false)
 	markRead := fs.Bool("mark-read", false, "also mark the thread read")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -54,14 +55,14 @@ func runShow(e *env, args []string) error {
 	if err := checkTh("TH", th); err != nil {
 		return err
 	}
-	if *from != "" {
-		if err := checkKey("--from", *from); err != nil {
-			return err
-		}
-	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
+	}
+	if *from != "" {
+		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
+			return err
+		}
 	}
 	lines, err := c.Lines(e.ctx, th, *from)
 	if err != nil {
@@ -87,53 +88,50 @@ func runShow(e *env, args []string) error {
 
 // summarize renders a wire line on one line for people.
 func summarize(raw json.RawMessage) string {
-	var l struct {
-		T       string `json:"t"`
-		Subject string `json:"subject"`
-		State   string `json:"state"`
-		Note    string `json:"note"`
-		Ref     string `json:"ref"`
-		Parts   []struct {
-			K    string `json:"k"`
-			Text string `json:"text"`
-			Lang string `json:"lang"`
-			Mime string `json:"mime"`
-			Name string `json:"name"`
-			Size int64  `json:"size"`
-		} `json:"parts"`
-	}
-	if err := json.Unmarshal(raw, &l); err != nil {
+	f, err := wire.DecodeLoose(raw)
+	if err != nil {
 		return visible.Cut(string(raw), 120)
 	}
 	var b []string
-	switch l.T {
-	case "msg":
+	switch l := f.(type) {
+	case *wire.Msg:
 		if l.Subject != "" {
 			b = append(b, "["+l.Subject+"]")
 		}
-		for _, p := range l.Parts {
+		for _, p := range l.DecodeParts() {
 			switch p.K {
-			case "text":
+			case wire.PartText:
 				b = append(b, p.Text)
-			case "code":
+			case wire.PartCode:
 				b = append(b, fmt.Sprintf("<code %s, %d lines>", dash(p.Lang), strings.Count(p.Text, "\n")+1))
-			case "data":
+			case wire.PartData:
 				b = append(b, "<data "+p.Mime+">")
-			case "blob":
+			case wire.PartBlob:
 				b = append(b, fmt.Sprintf("<blob %s, %d bytes>", p.Name, p.Size))
 			default:
 				b = append(b, "<"+p.K+">")
 			}
 		}
-	case "state":
+	case *wire.State:
 		b = append(b, "state "+l.State)
 		if l.Note != "" {
 			b = append(b, "("+l.Note+")")
 		}
-	case "chunk":
+	case *wire.Chunk:
 		b = append(b, "chunk of "+l.Ref)
+	case *wire.Introduce:
+		b = append(b, "introduces "+shortKey(l.Peer.Key))
+		if l.Peer.Name != "" {
+			b = append(b, "("+l.Peer.Name+")")
+		}
+	case *wire.Mirror:
+		if l.Withdraw {
+			b = append(b, "withdraws the mirrored thread")
+		} else {
+			b = append(b, "mirror "+l.Dir+": "+summarize(l.Line))
+		}
 	default:
-		b = append(b, l.T)
+		b = append(b, f.Header().T)
 	}
 	return visible.Cut(oneLine(strings.Join(b, " ")), 200)
 }

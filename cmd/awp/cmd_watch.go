@@ -18,7 +18,7 @@ var cmdWatch = &command{
 
 func runWatch(e *env, args []string) error {
 	fs := newFlags("watch")
-	asJSON := fs.Bool("json", false, "print one JSON object per event and line")
+	asJSON := fs.Bool("json", false, "print each event as one JSON object per line")
 	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err

@@ -249,6 +249,7 @@ func TestSend(t *testing.T) {
 		}
 	}
 	to := fakeKey(t, "P")
+	f.PeerList = []peer.PeerInfo{{Key: to, Name: "p", Up: true}} // connected: no "queued" note
 	out := ok(t, "send", "--data", dir, "--to", to, "--subject", "S <1>", "--text", "one", "--text", "two & three",
 		"--blob", blob1, "--code-file", code, "--data-json", `{ "branch" : "x" }`, "--mime", "application/vnd.x+json",
 		"--blob", blob2, "--re", "01J9AAAAAAAAAAAAAAAAAAAAAA", "--th", "thr_abc")

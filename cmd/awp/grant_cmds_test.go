@@ -89,6 +89,7 @@ func TestRequestExec(t *testing.T) {
 	result := `{"exit":0,"duration_ms":3,"stdout":"ok <1>\n","stderr":"","stdout_truncated":false,"stderr_truncated":false}`
 	f.RequestResult = json.RawMessage(result)
 	to := fakeKey(t, "X")
+	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
 
 	// argv after --, with every exec flag.
 	out := ok(t, "request", "exec", "--data", dir, "--to", to, "--cwd", "sub", "--env", "A=1", "--env", "B=x=y",
@@ -140,6 +141,7 @@ func TestRequestFS(t *testing.T) {
 	f, dir := serveFake(t)
 	f.RequestResult = json.RawMessage(`{"path":"a.txt","written":2}`)
 	to := fakeKey(t, "X")
+	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
 
 	ok(t, "request", "fs:read", "--data", dir, "--to", to, "--path", "a.txt")
 	if r := lastRequest(t, f); r.Mime != profile.MimeRead || string(r.Data) != `{"path":"a.txt"}` {
@@ -281,7 +283,8 @@ func TestInviteAddCmds(t *testing.T) {
 }
 
 func TestNewCommandUsageErrors(t *testing.T) {
-	dir := localapitest.ShortTempDir(t)
+	_, dir := serveFake(t) // KEY arguments are looked up in it
+
 	k := newKey(t)
 	cases := []struct {
 		args    []string
@@ -318,7 +321,6 @@ func TestNewCommandUsageErrors(t *testing.T) {
 		{[]string{"request", "exec", "--to", k, "--cmd", "x", "--th", "nope"}, "--th"},
 		{[]string{"presence", "x"}, "unexpected argument"},
 		{[]string{"presence", "detail", "loud"}, "want full, peers or none"},
-		{[]string{"presence", "--json", "detail"}, "--json goes with the listing"},
 		{[]string{"mirror"}, "missing hosts, on or off"},
 		{[]string{"mirror", "sideways"}, "want hosts, on or off"},
 		{[]string{"mirror", "hosts", "bob"}, "KEY"},

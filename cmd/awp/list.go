@@ -17,7 +17,7 @@ import (
 // row or act on the terminal.
 func runList[T any](e *env, args []string, name string, fetch func(*localapi.Client, context.Context) ([]T, error), header string, row func(T) []string) error {
 	fs := newFlags(name)
-	asJSON := fs.Bool("json", false, "print a JSON array")
+	asJSON := fs.jsonFlag(false)
 	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+var cmdCompletion = &command{
+	name:    "completion",
+	usage:   "awp completion bash|zsh|fish",
+	summary: "prints a shell completion script (bash: source <(awp completion bash))",
+	run:     runCompletion,
+}
+
+// The hidden helper the completion scripts call for values that only the
+// running peer knows: `awp __complete keys|threads [--data DIR]`.
+var cmdComplete = &command{
+	name:  "__complete",
+	usage: "awp __complete keys|threads [--data DIR]",
+	run:   runComplete,
+}
+
+// words lists the positional words a command takes, by position, for
+// completion ("" where any text goes).
+var words = map[string][][]string{
+	"blob":       {{"get"}},
+	"presence":   {{"detail"}, {"full", "peers", "none"}},
+	"mirror":     {{"hosts", "on", "off"}},
+	"request":    {{"exec", "fs:read", "fs:write"}},
+	"decide":     {{""}, {"allow", "deny"}},
+	"state":      {{"open", "working", "waiting", "done", "failed", "closed"}},
+	"completion": {{"bash", "zsh", "fish"}},
+}
+
+// flagValues lists the values of flags that take one of a few, for
+// completion; flagKinds says what other flags take.
+var (
+	flagValues = map[string][]string{
+		"accept":   {"any", "known", "trusted"},
+		"presence": {"full", "peers", "none"},
+		"approve":  {"deny", "ask"},
+		"keyring":  {"keyring", "file"},
+		"caps":     knownCaps,
+	}
+	flagKinds = map[string]string{
+		"data": "dir", "workspace": "dir",
+		"to": "key", "from": "key", "on": "key", "trust": "key", "mirror-to": "key",
+		"th": "thread",
+		"o":  "file", "blob": "file", "grant": "file", "code-file": "file", "stdin-file": "file", "content-file": "file",
+	}
+)
+
+// completionSpec is what a script needs of one command.
+type completionSpec struct {
+	name, summary string
+	flags         []*flag.Flag
+}
+
+func completionSpecs() []completionSpec {
+	var out []completionSpec
+	for _, c := range commands {
+		s := completionSpec{name: c.name, summary: c.summary}
+		var h *helpRequest
+		if errors.As(flagsOf(c), &h) {
+			h.fs.VisitAll(func(f *flag.Flag) { s.flags = append(s.flags, f) })
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// valueFlagNames lists, once each, the flags that take a value.
+func valueFlagNames(specs []completionSpec) []string {
+	var out []string
+	for _, s := range specs {
+		for _, f := range s.flags {
+			if !isBool(f) && !slices.Contains(out, f.Name) {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func runCompletion(e *env, args []string) error {
+	fs := newFlags("completion")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := nArgs(pos, 1, "SHELL (bash, zsh or fish)"); err != nil {
+		return err
+	}
+	switch pos[0] {
+	case "bash":
+		writeBash(e.stdout, completionSpecs(), false)
+	case "zsh":
+		writeBash(e.stdout, completionSpecs(), true)
+	case "fish":
+		writeFish(e.stdout, completionSpecs())
+	default:
+		return usagef("%q: want bash, zsh or fish", pos[0])
+	}
+	return nil
+}
+
+// runComplete prints, one per line, the peer names and short keys (keys)
+// or the thread ids (threads) of the running peer; nothing when no peer
+// runs, so that a completion never prints an error.
+func runComplete(e *env, args []string) error {
+	fs := newFlags("__complete")
+	pos, err := fs.parse(args)
+	if err != nil || len(pos) != 1 {
+		return nil
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return nil
+	}
+	switch pos[0] {
+	case "keys":
+		peers, err := c.Peers(e.ctx)
+		if err != nil {
+			return nil
+		}
+		names := map[string]int{}
+		for _, p := range peers {
+			names[p.Name]++
+		}
+		for _, p := range peers {
+			if p.Name != "" && names[p.Name] == 1 && !strings.ContainsAny(p.Name, " \t\n'\"\\$`") {
+				fmt.Fprintln(e.stdout, p.Name)
+			}
+			fmt.Fprintln(e.stdout, shortKey(p.Key))
+		}
+	case "threads":
+		ts, err := c.Threads(e.ctx)
+		if err != nil {
+			return nil
+		}
+		for _, t := range ts {
+			fmt.Fprintln(e.stdout, t.Th)
+		}
+	}
+	return nil
+}
+
+// writeBash writes the bash completion function; zsh runs the same one
+// through bashcompinit.
+func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
+	var b strings.Builder
+	if zsh {
+		b.WriteString("# zsh completion for awp: source <(awp completion zsh) (in ~/.zshrc, after compinit)\n")
+		b.WriteString("autoload -U +X bashcompinit && bashcompinit\n")
+	} else {
+		b.WriteString("# bash completion for awp: source <(awp completion bash)\n")
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	fmt.Fprintf(&b, `_awp() {
+	local cur prev cmd data i
+	cur="${COMP_WORDS[COMP_CWORD]}"
+	prev="${COMP_WORDS[COMP_CWORD-1]}"
+	COMPREPLY=()
+	if [[ $COMP_CWORD -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "%s --help --version" -- "$cur"))
+		return
+	fi
+	cmd="${COMP_WORDS[1]}"
+	data=""
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		case "${COMP_WORDS[i]}" in --data|-data) data="${COMP_WORDS[i+1]}" ;; esac
+	done
+	if [[ $prev == -* ]]; then
+	local p="${prev#-}"
+	p="${p#-}"
+	case "$p" in
+`, strings.Join(names, " "))
+	kinds := map[string][]string{}
+	valueFlags := valueFlagNames(specs)
+	for _, name := range valueFlags {
+		if vs, ok := flagValues[name]; ok {
+			fmt.Fprintf(&b, "\t%s)\n\t\tCOMPREPLY=($(compgen -W %q -- \"$cur\"))\n\t\treturn ;;\n", name, strings.Join(vs, " "))
+			continue
+		}
+		kinds[flagKinds[name]] = append(kinds[flagKinds[name]], name)
+	}
+	for _, k := range []string{"dir", "file", "key", "thread", ""} {
+		if len(kinds[k]) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\t%s)\n", strings.Join(kinds[k], "|"))
+		switch k {
+		case "dir":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n")
+		case "file":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n")
+		case "key":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -W \"$(awp __complete keys ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n")
+		case "thread":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -W \"$(awp __complete threads ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n")
+		}
+		b.WriteString("\t\treturn ;;\n")
+	}
+	b.WriteString("\tesac\n\tfi\n\tif [[ $cur == -* ]]; then\n\t\tcase \"$cmd\" in\n")
+	for _, s := range specs {
+		var fl []string
+		for _, f := range s.flags {
+			fl = append(fl, "--"+f.Name)
+		}
+		fmt.Fprintf(&b, "\t\t%s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", s.name, strings.Join(append(fl, "--help"), " "))
+	}
+	b.WriteString("\t\tesac\n\t\treturn\n\tfi\n")
+	// The n-th positional word: count the words before cur that are not
+	// flags or flag values.
+	b.WriteString("\tlocal n=0\n\tfor ((i = 2; i < COMP_CWORD; i++)); do\n\t\tcase \"${COMP_WORDS[i]}\" in\n")
+	fmt.Fprintf(&b, "\t\t-%s|--%s) ((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
+	b.WriteString("\t\t-*) ;;\n\t\t*) ((n++)) ;;\n\t\tesac\n\tdone\n\tcase \"$cmd:$n\" in\n")
+	for _, name := range slices.Sorted(maps.Keys(words)) {
+		for i, ws := range words[name] {
+			if len(ws) == 1 && ws[0] == "" {
+				continue
+			}
+			fmt.Fprintf(&b, "\t%s:%d) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", name, i, strings.Join(ws, " "))
+		}
+	}
+	fmt.Fprintf(&b, "\thelp:0) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", strings.Join(names, " "))
+	b.WriteString("\ttrust:0|untrust:0) COMPREPLY=($(compgen -W \"$(awp __complete keys ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\")) ;;\n")
+	b.WriteString("\tshow:0|private:0) COMPREPLY=($(compgen -W \"$(awp __complete threads ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\")) ;;\n")
+	b.WriteString("\tesac\n}\ncomplete -F _awp awp\n")
+	io.WriteString(w, b.String())
+}
+
+// writeFish writes fish completions.
+func writeFish(w io.Writer, specs []completionSpec) {
+	var b strings.Builder
+	b.WriteString("# fish completion for awp: awp completion fish | source\n")
+	b.WriteString("complete -c awp -f\n")
+	// __awp_nargs counts the positional words after the command (flags
+	// and their values left out), to complete the next one.
+	fmt.Fprintf(&b, `function __awp_nargs
+	set -l n 0
+	set -l skip 0
+	for tok in (commandline -opc)[3..-1]
+		if test $skip = 1
+			set skip 0
+			continue
+		end
+		switch $tok
+			case %s
+				set skip 1
+			case '-*'
+			case '*'
+				set n (math $n + 1)
+		end
+	end
+	echo $n
+end
+`, fishFlagPatterns(valueFlagNames(specs)))
+	b.WriteString("complete -c awp -n __fish_use_subcommand -l help -d 'show the commands'\n")
+	b.WriteString("complete -c awp -n __fish_use_subcommand -l version -d 'show the version'\n")
+	for _, s := range specs {
+		fmt.Fprintf(&b, "complete -c awp -n __fish_use_subcommand -a %s -d %s\n", s.name, fishQuote(s.summary))
+		cond := fishQuote("__fish_seen_subcommand_from " + s.name)
+		for _, f := range s.flags {
+			fmt.Fprintf(&b, "complete -c awp -n %s -l %s", cond, f.Name)
+			if !isBool(f) {
+				switch {
+				case flagValues[f.Name] != nil:
+					fmt.Fprintf(&b, " -x -a %s", fishQuote(strings.Join(flagValues[f.Name], " ")))
+				case flagKinds[f.Name] == "key":
+					b.WriteString(" -x -a '(awp __complete keys 2>/dev/null)'")
+				case flagKinds[f.Name] == "thread":
+					b.WriteString(" -x -a '(awp __complete threads 2>/dev/null)'")
+				case flagKinds[f.Name] == "file", flagKinds[f.Name] == "dir":
+					b.WriteString(" -r -F")
+				default:
+					b.WriteString(" -x")
+				}
+			}
+			fmt.Fprintf(&b, " -d %s\n", fishQuote(f.Usage))
+		}
+		for i, ws := range words[s.name] {
+			if len(ws) == 1 && ws[0] == "" {
+				continue
+			}
+			c := fishQuote(fmt.Sprintf("__fish_seen_subcommand_from %s; and test (__awp_nargs) = %d", s.name, i))
+			fmt.Fprintf(&b, "complete -c awp -n %s -a %s\n", c, fishQuote(strings.Join(ws, " ")))
+		}
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	fmt.Fprintf(&b, "complete -c awp -n %s -a %s\n", fishQuote("__fish_seen_subcommand_from help"), fishQuote(strings.Join(names, " ")))
+	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete keys 2>/dev/null)'\n", fishQuote("__fish_seen_subcommand_from trust untrust"))
+	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete threads 2>/dev/null)'\n", fishQuote("__fish_seen_subcommand_from show private"))
+	io.WriteString(w, b.String())
+}
+
+// fishFlagPatterns is the switch patterns of flags that take a value, in
+// their -name and --name forms.
+func fishFlagPatterns(names []string) string {
+	var p []string
+	for _, n := range names {
+		p = append(p, fishQuote("-"+n), fishQuote("--"+n))
+	}
+	return strings.Join(p, " ")
+}
+
+// fishQuote quotes s for fish: single quotes, with \ and ' escaped.
+func fishQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
