@@ -523,7 +523,7 @@ func TestPartConstructors(t *testing.T) {
 	}
 	for _, c := range []struct{ got, want string }{
 		{string(TextPart("a<b")), `{"k":"text","text":"a<b"}`},
-		{string(TextPart("")), `{"k":"text"}`},
+		{string(TextPart("")), `{"k":"text","text":""}`}, // text is required, even empty
 		{string(CodePart("x := 1\n", "", "")), `{"k":"code","text":"x := 1\n"}`},
 		{string(CodePart("x", "go", "main.go")), `{"k":"code","text":"x","lang":"go","path":"main.go"}`},
 		{string(d), `{"k":"data","mime":"application/vnd.awp.grant+json","data":{"a":"<&>"}}`},

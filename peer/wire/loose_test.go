@@ -35,20 +35,6 @@ func TestDecodeLoose(t *testing.T) {
 	}
 }
 
-// TextPart and CodePart write the text even when it is empty: the field
-// is required, and Part's omitempty would leave it out.
-func TestPartBuilders(t *testing.T) {
-	if got := string(TextPart("")); got != `{"k":"text","text":""}` {
-		t.Errorf("TextPart(\"\") = %s", got)
-	}
-	if got := string(CodePart("", "", "")); got != `{"k":"code","text":""}` {
-		t.Errorf("CodePart empty = %s", got)
-	}
-	if got := string(CodePart("x <y>", "go", "a.go")); got != `{"k":"code","text":"x <y>","lang":"go","path":"a.go"}` {
-		t.Errorf("CodePart = %s", got)
-	}
-}
-
 // FuzzDecodeLoose: DecodeLoose never panics, and accepts every line Decode
 // accepts, as the same type with the same fields.
 func FuzzDecodeLoose(f *testing.F) {
