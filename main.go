@@ -10,6 +10,7 @@
 // This file only wires the packages together: flags, the single-instance
 // claim, the identity (keystore), the node (peer), its control socket
 // (peer/localapi), notifications (notify) and the UI (app).
+// It must not hold logic of its own: that lives in app, notify and peer.
 package main
 
 import (

@@ -24,4 +24,10 @@
 // Features the node adds later (mirror toggles, invites, node settings)
 // are optional interfaces (Mirrorer, Inviter, SettingsBackend): the UI
 // checks for them and disables what the running node lacks.
+//
+// It owns what the person sees and clicks: windows, the tray, and when
+// widgets change (always inside fyne.Do). It must not read the store or the
+// wire itself, call the node on the UI goroutine, or keep copies of node
+// state beyond what it shows: the node is the truth, reached only through
+// Backend and its events.
 package app

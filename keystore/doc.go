@@ -38,4 +38,8 @@
 // identities are written only where none is stored, under a lock file
 // (DATA/identity.lock, on Unix) so two processes starting together agree on
 // one identity, and every write is read back and compared before it counts.
+//
+// It owns where the private key lives. It must never overwrite or delete a
+// stored identity except in a checked move, never write key bytes to logs,
+// and has no UI: callers keep its blocking calls off the UI goroutine.
 package keystore

@@ -35,4 +35,8 @@
 //
 // Package notify does not import Fyne; notifytest holds fakes of Backend,
 // Notifier and Clock for other packages' tests.
+//
+// It owns when and how the person is notified. It must not import Fyne (the
+// app passes Fallback), and decides nothing about approvals itself: actions
+// call the Decide it is given.
 package notify

@@ -19,4 +19,9 @@
 // sender walks the outbox in order, skipping what the peer's resume says it
 // has, so replay always comes before anything new and per-thread order holds
 // across reconnects. The writer goroutine alone writes to the connection.
+//
+// It owns sessions, routing, the commit loop, the node's API and events. It
+// must not import Fyne, touch bbolt except through package store, or block
+// on a subscriber; bounds on what peers can make it hold are named
+// constants with their reasons.
 package peer

@@ -5,6 +5,9 @@
 // place), Disable removes it, Enabled reports whether it is there. Every
 // function takes the autostart directory, so tests use a temporary one;
 // Dir gives the real one.
+//
+// It owns that one desktop entry and must not touch anything else in the
+// user's configuration.
 package autostart
 
 import (

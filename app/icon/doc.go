@@ -18,4 +18,7 @@
 //     whatever the peers;
 //   - unread lines: a red badge at the top right with the count in white
 //     (1 to 99; more shows "99+").
+//
+// It owns the icon's pixels; it must not import Fyne or read node state
+// (the app hands it a State).
 package icon

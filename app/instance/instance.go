@@ -15,6 +15,9 @@
 //
 // One line each way: the client sends "show\n", the instance answers
 // "ok\n" after handing the request to its callback.
+//
+// It owns the single-instance socket; what a second launch shows is the
+// app's decision, not this package's.
 package instance
 
 import (

@@ -17,4 +17,8 @@
 // Rows wraps by rune count, not by measured glyph width: the thread view
 // picks a width that fits its font, and a row wider than the window is
 // clipped (with an ellipsis) rather than wrapped again.
+//
+// It owns how lines, threads and approvals read on screen. It must not
+// import Fyne or a node, and must not decode the wire by hand: lines are
+// read with wire.DecodeLoose and the wire, profile, grant and peer types.
 package render

@@ -11,4 +11,6 @@
 //	go test -tags smoke -count=1 -v ./app/smoketest/
 //
 // or scripts/app/smoke.sh.
+//
+// It is tests only; nothing imports it.
 package smoketest

@@ -4,6 +4,9 @@
 // both; without a session bus it panics on quit, and without a watcher the
 // icon never appears. The app sets up its tray only when Detect says OK,
 // and otherwise shows its main window and says why.
+//
+// It owns the question "is there a tray?"; it must never start a session
+// bus or register anything itself.
 package trayhost
 
 import (

@@ -18,6 +18,9 @@
 // It prints human-readable lines and, as its last line, one JSON object.
 // Each node runs in a child process: awpbench re-executes itself with the
 // hidden subcommand "node".
+//
+// It owns the benchmark; nothing imports it, and it must measure nodes as
+// `awp run` makes them.
 package main
 
 import (

@@ -14,6 +14,8 @@
 // 75-81 ms with 4 KiB pages, 16-32 ms with huge pages, here). Untouched
 // buffers cost no memory, and the allocation is collected once all of its
 // buffers are garbage.
+//
+// It owns only buffer reuse; it must not know what the buffers hold.
 package bufpool
 
 import (

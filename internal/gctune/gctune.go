@@ -8,6 +8,9 @@
 // works harder as the heap nears it), unless the user set GOGC or
 // GOMEMLIMIT, which the runtime then honors as usual. The tray app keeps
 // the defaults: on a desktop, memory matters more than lines per second.
+//
+// It owns the collector settings of `awp run`; it must not override what
+// the user set in GOGC or GOMEMLIMIT.
 package gctune
 
 import (

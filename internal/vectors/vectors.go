@@ -1,6 +1,10 @@
 // Package vectors finds the AWP test vectors for tests: the repository's own
 // copy in testdata/vectors (docs/protocol/vectors.md says where they come
 // from and what each file pins).
+//
+// It owns finding the vectors for tests; it must never skip a test when
+// they are missing, and never look outside the repository unless
+// AWP_VECTORS says so.
 package vectors
 
 import (

@@ -9,6 +9,9 @@
 // join or break text. String writes each of them as a Go-style escape
 // (\u202e), which shows, cannot be mistaken for the character, and says
 // which one it was.
+//
+// It owns how peer text is made visible; it must not cut or drop characters
+// silently (cutting is Cut's job, and says so).
 package visible
 
 import (

@@ -20,4 +20,7 @@
 // A Grant is immutable after Parse or Sign; changing its fields does not
 // change what Verify checks (Raw), and Honors trusts the decoded fields only
 // after Verify has checked Raw — so never edit a Grant, parse a new one.
+//
+// It owns the grant format and the honor rule. It must stay pure: no store,
+// no network, no logging, and no clock but the one it is given.
 package grant

@@ -3,6 +3,9 @@
 // A PublicKey is written "ed25519:" followed by the 32-byte key in unpadded
 // base64url (43 characters). A PrivateKey's bytes are unexported so they do
 // not end up in logs or JSON by accident.
+//
+// It owns the key types and their one text form each; a private key's bytes
+// must never reach text or JSON.
 package key
 
 import (

@@ -61,4 +61,8 @@
 //
 // New endpoints are added as further /v0/ routes and Client methods; old
 // clients keep working.
+//
+// It owns the control socket's protocol, server and client. It must not
+// keep node state of its own, listen anywhere but the data directory's
+// socket, or change the node's error messages.
 package localapi

@@ -1,6 +1,9 @@
 // Package presence holds AWP presence documents (NOTES §1): building and
 // signing this node's document, verifying received ones, and the table of
 // the newest document per origin that relays consult.
+//
+// It owns documents, their signatures and the table's bounds; it must not
+// send, relay or dial (the node does).
 package presence
 
 import (

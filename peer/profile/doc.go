@@ -28,4 +28,8 @@
 // processes the command started are left running.
 //
 // Choices where PROFILE.md is silent are listed in docs/profile.md.
+//
+// It owns running requests inside the workspace. It must not check grants
+// (the node does, before calling it), and must never read, write or run
+// anything outside the workspace or inside the node's data directory.
 package profile

@@ -31,4 +31,8 @@
 // Close closes the Manager's listeners and its WireGuard device (and with it
 // every wg conn); tcp and unix conns already handed out stay open until their
 // owner closes them.
+//
+// It owns the bindings, address parsing and the plaintext policy. It must
+// not speak AWP (the node's handshake runs inside every connection) or let
+// a binding accept a peer its policy refuses.
 package transport

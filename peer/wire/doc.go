@@ -19,4 +19,8 @@
 // Every decoded Frame keeps the exact bytes it was decoded from (Raw):
 // signatures cover exact bytes, replay and relay forward them unchanged, and
 // unknown fields survive. Frames built locally get their Raw from Encode.
+//
+// It owns the line format. It depends on nothing of ours but peer/key, does
+// no I/O but through the reader and writer it is given, and trusts nothing
+// in a line: decoding checks, and callers decide.
 package wire

@@ -2,6 +2,8 @@
 // D-Bus session bus for tests: enough of a tray host for fyne.io/systray
 // to register with, so smoke tests can read the tray's menu over
 // com.canonical.dbusmenu without a desktop.
+//
+// It is for tests only.
 package watchertest
 
 import (

@@ -1,6 +1,8 @@
 // Package localapitest holds a fake localapi.Backend and a helper that
 // serves it on a temporary socket, for tests of the local API and of its
 // users (cmd/awp) that run without a node.
+//
+// It is for tests only.
 package localapitest
 
 import (

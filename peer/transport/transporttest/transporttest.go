@@ -3,6 +3,8 @@
 // directions at once, many concurrent connections, EOF on close, write
 // after close, deadlines, and Listener.Close unblocking Accept. It also
 // holds the goroutine-leak check (NoLeaks) that every scenario runs under.
+//
+// It is for tests only.
 package transporttest
 
 import (

@@ -25,4 +25,7 @@
 // updates the peer's endpoint, which keeps NAT rebinding and restarts on a
 // new port working. Close tears down the device and the netstack; the
 // netstack's own workers finish shortly after Close returns.
+//
+// It owns the WireGuard device; it must never accept a tunnel handshake
+// from a key that was not configured, and does not speak AWP.
 package wg
