@@ -203,14 +203,19 @@ func (e *env) client(fs *flagSet) (*localapi.Client, error) {
 	return localapi.NewClient(localapi.SocketPath(dir)), nil
 }
 
+// parseNoArgs parses a command's flags and refuses positional arguments.
+func (fs *flagSet) parseNoArgs(args []string) error {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	return nArgs(pos, 0, "")
+}
+
 // clientNoArgs parses a command's flags, refuses positional arguments, and
 // returns a local API client: the start every argument-less command shares.
 func (e *env) clientNoArgs(fs *flagSet, args []string) (*localapi.Client, error) {
-	pos, err := fs.parse(args)
-	if err != nil {
-		return nil, err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return nil, err
 	}
 	return e.client(fs)

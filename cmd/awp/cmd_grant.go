@@ -66,11 +66,7 @@ func runGrant(e *env, args []string) error {
 	fs.Var(&on, "on", "a peer the grant is valid on (repeatable; default any)")
 	note := fs.String("note", "", "a note signed into the grant")
 	fs.jsonFlag(true)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	if *to == "" {

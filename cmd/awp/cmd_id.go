@@ -19,11 +19,7 @@ func runID(e *env, args []string) error {
 	fs := newFlags("id")
 	keyring := fs.String("keyring", "", "where the identity lives: keyring (default, or $AWP_KEYRING) or file")
 	asJSON := fs.jsonFlag(false)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	dir, err := e.dataDir(fs.data)

@@ -110,11 +110,7 @@ func runRun(e *env, args []string) error {
 	fs := newFlags("run")
 	var o runOptions
 	o.flags(fs)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	if err := o.check(); err != nil {

@@ -153,11 +153,7 @@ func runSend(e *env, args []string) error {
 	var o sendOptions
 	o.flags(fs)
 	fs.jsonFlag(true)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	req, err := o.request()

@@ -67,17 +67,13 @@ func (b buildInfo) String() string {
 func runVersion(e *env, args []string) error {
 	fs := newFlags("version")
 	asJSON := fs.jsonFlag(false)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	b := readBuildInfo()
 	if *asJSON {
 		return writeJSON(e.stdout, b)
 	}
-	_, err = fmt.Fprintln(e.stdout, b)
+	_, err := fmt.Fprintln(e.stdout, b)
 	return err
 }

@@ -188,32 +188,8 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	p="${p#-}"
 	case "$p" in
 `, strings.Join(names, " "))
-	kinds := map[string][]string{}
 	valueFlags := valueFlagNames(specs)
-	for _, name := range valueFlags {
-		if vs, ok := flagValues[name]; ok {
-			fmt.Fprintf(&b, "\t%s)\n\t\tCOMPREPLY=($(compgen -W %q -- \"$cur\"))\n\t\treturn ;;\n", name, strings.Join(vs, " "))
-			continue
-		}
-		kinds[flagKinds[name]] = append(kinds[flagKinds[name]], name)
-	}
-	for _, k := range []string{"dir", "file", "key", "thread", ""} {
-		if len(kinds[k]) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\t%s)\n", strings.Join(kinds[k], "|"))
-		switch k {
-		case "dir":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n")
-		case "file":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n")
-		case "key":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -W \"$(awp __complete keys ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n")
-		case "thread":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -W \"$(awp __complete threads ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n")
-		}
-		b.WriteString("\t\treturn ;;\n")
-	}
+	writeBashFlagValues(&b, valueFlags)
 	b.WriteString("\tesac\n\tfi\n\tif [[ $cur == -* ]]; then\n\t\tcase \"$cmd\" in\n")
 	for _, s := range specs {
 		var fl []string
@@ -241,6 +217,35 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	b.WriteString("\tshow:0|private:0) COMPREPLY=($(compgen -W \"$(awp __complete threads ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\")) ;;\n")
 	b.WriteString("\tesac\n}\ncomplete -F _awp awp\n")
 	io.WriteString(w, b.String())
+}
+
+// writeBashFlagValues writes the cases that complete a flag's value: the
+// values of an enum flag, directories, files, the running peer's keys or
+// threads, or nothing (any text goes).
+func writeBashFlagValues(b *strings.Builder, valueFlags []string) {
+	kinds := map[string][]string{}
+	for _, name := range valueFlags {
+		if vs, ok := flagValues[name]; ok {
+			fmt.Fprintf(b, "\t%s)\n\t\tCOMPREPLY=($(compgen -W %q -- \"$cur\"))\n\t\treturn ;;\n", name, strings.Join(vs, " "))
+			continue
+		}
+		kinds[flagKinds[name]] = append(kinds[flagKinds[name]], name)
+	}
+	for _, k := range []string{"dir", "file", "key", "thread", ""} {
+		if len(kinds[k]) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\t%s)\n", strings.Join(kinds[k], "|"))
+		switch k {
+		case "dir":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n")
+		case "file":
+			b.WriteString("\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n")
+		case "key", "thread":
+			fmt.Fprintf(b, "\t\tCOMPREPLY=($(compgen -W \"$(awp __complete %ss ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n", k)
+		}
+		b.WriteString("\t\treturn ;;\n")
+	}
 }
 
 // writeFish writes fish completions.
