@@ -15,7 +15,7 @@ type Backend interface {
 }
 
 // Mirrorer is implemented by nodes with the per-thread mirror and
-// private toggles (NOTES.md §2).
+// private toggles (docs/protocol/mirror.md).
 type Mirrorer interface {
 	// SetMirror turns mirroring of my thread th to my hosts on or off.
 	SetMirror(th string, on bool) error
@@ -51,7 +51,7 @@ type Inviter interface {
 }
 
 // Presencer is implemented by nodes that keep a presence table: the
-// newest signed document of every other origin (NOTES.md §1).
+// newest signed document of every other origin (docs/protocol/presence.md).
 type Presencer interface {
 	// Presence lists the newest document per origin.
 	Presence() []peer.PresenceInfo

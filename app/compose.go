@@ -18,7 +18,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-// States a person can declare in a thread (SPEC.md §5).
+// States a person can declare in a thread (docs/protocol/messages.md).
 var States = []string{"open", "working", "waiting", "done", "failed", "closed"}
 
 // sendTimeout bounds one Send or SetState (they commit to the store).

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// InvitePrefix starts every invite (NOTES.md §3).
+// InvitePrefix starts every invite (docs/protocol/addresses.md).
 const InvitePrefix = "awp:"
 
 // Card is what an invite carries: one peer's key, name and addresses.

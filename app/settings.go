@@ -12,7 +12,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/autostart"
 )
 
-// PresenceDetails are the choices of presence detail (NOTES.md §1).
+// PresenceDetails are the choices of presence detail (docs/protocol/presence.md).
 var PresenceDetails = []string{"full", "peers", "none"}
 
 // settingsWindow edits the node's settings (when it can change them

@@ -25,7 +25,7 @@ type msgLine struct {
 	Parts   []msgPart `json:"parts"`
 }
 
-// msgPart is one part of a msg (SPEC.md §5); unknown kinds are skipped.
+// msgPart is one part of a msg (docs/protocol/messages.md); unknown kinds are skipped.
 type msgPart struct {
 	K    string `json:"k"`
 	Text string `json:"text"`

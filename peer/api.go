@@ -11,7 +11,7 @@ import (
 
 // This file holds the node's public API types: what the local API, the
 // command line, the tray app and notifications see. They are domain types,
-// apart from the wire types in peer/wire. JSON names follow ../shared/CLI.md.
+// apart from the wire types in peer/wire. JSON names follow docs/protocol/cli.md.
 
 // ThreadInfo is one thread as listed by Node.Threads.
 type ThreadInfo struct {
@@ -133,7 +133,7 @@ type Event struct {
 // Approval kinds.
 const (
 	ApprovalProfile      = "profile"       // an exec/fs request arrived without an honored grant
-	ApprovalGrantRequest = "grant_request" // a peer asks for a grant (NOTES.md §5)
+	ApprovalGrantRequest = "grant_request" // a peer asks for a grant (docs/protocol/grants.md)
 )
 
 // ApprovalRequest is a request waiting for a person or a policy.

@@ -6,7 +6,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Keepalive: SPEC.md has no ping, and a peer that vanishes without closing
+// Keepalive: the protocol has no ping, and a peer that vanishes without closing
 // its connection (a crash behind NAT, a dropped tunnel) would otherwise keep
 // its session, and the dialer would never redial. This node sends an
 // unknown-type line {"t":"keepalive"} after KeepaliveInterval without

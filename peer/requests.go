@@ -268,7 +268,7 @@ func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMes
 		return
 	case errors.Is(err, profile.ErrBusy), errors.Is(err, profile.ErrNoRoot):
 		// A granted request that fails gets a result with "error"
-		// (PROFILE.md). Not err rate_limited or internal: those say the
+		// (docs/protocol/profile.md). Not err rate_limited or internal: those say the
 		// line was not stored and will be sent again (SPEC §8), and this
 		// line was stored and acked.
 		if errors.Is(err, profile.ErrNoRoot) {

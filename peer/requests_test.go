@@ -279,7 +279,7 @@ func TestPendingBounded(t *testing.T) {
 }
 
 // A granted request over the runner's limits is answered with a result
-// whose "error" says so (PROFILE.md: a granted request that fails still
+// whose "error" says so (docs/protocol/profile.md: a granted request that fails still
 // gets a result), not with err rate_limited, which would tell the sender
 // its stored and acked line was not stored.
 func TestBusyIsAResult(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-// Exit statuses (CLI.md).
+// Exit statuses (docs/protocol/cli.md).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -150,7 +150,7 @@ func (fs *flagSet) jsonFlag(always bool) *bool {
 }
 
 // parse parses args, accepting flags between positional arguments too
-// (CLI.md writes `awp state --th TH STATE [--note N]`); "--" ends the
+// (docs/protocol/cli.md writes `awp state --th TH STATE [--note N]`); "--" ends the
 // flags. It returns the positional arguments.
 func (fs *flagSet) parse(args []string) ([]string, error) {
 	var pos []string
@@ -245,7 +245,7 @@ func checkKey(flagName, s string) error {
 	return nil
 }
 
-// checkTh reports bad usage unless s is a thread id (SPEC §3).
+// checkTh reports bad usage unless s is a thread id (docs/protocol/framing.md).
 func checkTh(flagName, s string) error {
 	ok := strings.HasPrefix(s, "thr_") && len(s) > 4 && len(s) <= 4+32
 	for _, r := range s[min(len(s), 4):] {

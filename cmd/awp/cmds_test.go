@@ -64,7 +64,7 @@ func keysOf(t *testing.T, out string) [][]string {
 	return ks
 }
 
-// hasAll fails unless every object has the CLI.md field names.
+// hasAll fails unless every object has the field names of docs/protocol/cli.md.
 func hasAll(t *testing.T, what, out string, names ...string) {
 	t.Helper()
 	for i, ks := range keysOf(t, out) {
@@ -301,7 +301,7 @@ func TestSend(t *testing.T) {
 func TestState(t *testing.T) {
 	f, dir := serveFake(t)
 	f.SendResult = peer.SendResult{ID: "01J9S", Th: "thr_a"}
-	// CLI.md's order: the note after the state.
+	// docs/protocol/cli.md's order: the note after the state.
 	out := ok(t, "state", "--data", dir, "--th", "thr_a", "working", "--note", "running tests")
 	if out != `{"id":"01J9S"}`+"\n" {
 		t.Fatalf("state printed %q", out)

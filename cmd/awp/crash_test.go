@@ -16,7 +16,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-// Crash tests (SPEC §6–§7): a burst of msgs in one thread between two real
+// Crash tests (docs/protocol/acks-and-resume.md–§7): a burst of msgs in one thread between two real
 // `awp run` processes over loopback tcp, with one of them killed -9 in the
 // middle and restarted on the same data directory. Nothing acked or
 // durably queued may be lost, nothing may arrive twice, and the thread

@@ -1,6 +1,6 @@
 // Command awp is the headless AWP peer (`awp run`) and the command-line
 // client of a running peer (the tray app's or `awp run`'s), which it
-// drives over DATA/awp.sock. ../shared/CLI.md is the contract; docs/cli.md
+// drives over DATA/awp.sock. docs/protocol/cli.md is the contract; docs/cli.md
 // records the defaults and choices.
 //
 // It owns the command line's surface (commands, flags, output, exit

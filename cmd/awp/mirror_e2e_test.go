@@ -10,7 +10,7 @@ import (
 )
 
 // TestMirrorE2E runs a party P, a sharer S (`awp run --mirror-to H`) and a
-// host H as real processes (NOTES.md §2): H receives S's thread with P,
+// host H as real processes (docs/protocol/mirror.md): H receives S's thread with P,
 // keeps every mirrored line across a kill -9 in the middle of a burst, and
 // once P makes the thread private H gets a withdraw and no later line of
 // it, also across restarts of S and H.

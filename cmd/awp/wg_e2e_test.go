@@ -13,7 +13,7 @@ import (
 )
 
 // TestWireGuardE2E runs `awp run --listen wg://127.0.0.1:0` processes
-// (NOTES.md §4): two that know each other exchange msgs both ways and a
+// (docs/protocol/bindings.md): two that know each other exchange msgs both ways and a
 // blob of a few MiB, resume what was queued across a kill -9 of either
 // side, and a third whose key neither configured cannot reach the listener
 // until the listener trusts it.

@@ -12,7 +12,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// handshakeOnce dials addr (tcp://HOST:PORT) and runs SPEC §4 as a client:
+// handshakeOnce dials addr (tcp://HOST:PORT) and runs docs/protocol/handshake.md as a client:
 // hello, auth, resume. It returns the time from before the dial until the
 // node's resume has been received (ours having been sent).
 func handshakeOnce(addr string, priv key.PrivateKey, ids *wire.IDGen) (time.Duration, error) {

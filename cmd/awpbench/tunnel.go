@@ -316,7 +316,7 @@ func (b *bench) wgFig() error {
 		o.tunnelN, r.WGMsgsPerS, r.TunnelTCPMsgsPerS, r.WGMsgsPerS/r.TunnelTCPMsgsPerS, r.WGConnectMS,
 		o.tunnelBlobMiB, r.WGBlobMBs, br.staging, r.WGBlobTransferMBs, r.TunnelTCPBlobMBs, r.WGStockRawMBs, r.WGBlobRatioStock,
 		goalWGBlobRatio, verdict(r.WGBlobRatioStock >= goalWGBlobRatio))
-	b.printf("   against this binding's own tunnel (%.0f MB/s in one process, %.0f between two): ratio %.4f (%.4f); its ceiling, chunk data being base64 (SPEC §3, §9: the tunnel carries 4/3 of the blob's bytes) between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
+	b.printf("   against this binding's own tunnel (%.0f MB/s in one process, %.0f between two): ratio %.4f (%.4f); its ceiling, chunk data being base64 (docs/protocol/blobs.md: the tunnel carries 4/3 of the blob's bytes) between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
 		raw, r.WGRaw2ProcMBs, r.WGBlobRatio, r.WGBlobRatio2Proc,
 		base64Payload, r.WGRaw2ProcMBs, r.WGRawMBs, r.WGBlobRatioCeiling, 100*r.WGBlobRatio/r.WGBlobRatioCeiling)
 	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",

@@ -126,7 +126,7 @@ func quote(s string) string {
 	return String(q)
 }
 
-// Command is the cmd of an exec request (PROFILE.md: a shell string, run
+// Command is the cmd of an exec request (docs/protocol/profile.md: a shell string, run
 // with /bin/sh -c, or an argv array) as a person reads it: the string
 // through String, the array through Argv. ok is false when cmd is neither
 // (or null); exact is false when a character had to be escaped.
@@ -149,7 +149,7 @@ func Command(cmd json.RawMessage) (text string, exact, ok bool) {
 	return Argv(argv), exact, true
 }
 
-// Request is an approval request's data (PROFILE.md) on one line, as a
+// Request is an approval request's data (docs/protocol/profile.md) on one line, as a
 // person reads it: the command of an exec (Command, "$ " before it, its
 // cwd after it), the path of an fs request, else the JSON as it came.
 // exact is false when it escaped a character that does not show as itself,

@@ -1,4 +1,4 @@
-// Package grant signs, parses and verifies AWP grants (SPEC.md §10) and
+// Package grant signs, parses and verifies AWP grants (docs/protocol/grants.md) and
 // applies the honor rule.
 //
 // # Basics

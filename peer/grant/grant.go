@@ -12,10 +12,10 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Mime is the mime type of a grant carried as a data part (SPEC.md §10).
+// Mime is the mime type of a grant carried as a data part (docs/protocol/grants.md).
 const Mime = "application/vnd.awp.grant+json"
 
-// Capability names defined by SPEC.md §10.
+// Capability names defined by docs/protocol/grants.md.
 const (
 	CapChat      = "chat"
 	CapExec      = "exec"
@@ -301,7 +301,7 @@ func (g *Grant) UnmarshalJSON(b []byte) error {
 }
 
 // Attached returns the grants a profile request carries in its data
-// (PROFILE.md): "grant" (one object) and "grants" (an array), in that
+// (docs/protocol/profile.md): "grant" (one object) and "grants" (an array), in that
 // order. Absent fields yield nothing. A malformed grant fails the whole
 // call with an error wrapping ErrMalformed; signatures are not checked here.
 func Attached(data json.RawMessage) ([]*Grant, error) {

@@ -24,7 +24,7 @@ const (
 	WhyIntroIssuer  = "introduce grant issuer not trusted"
 )
 
-// Checker applies the honor rule of SPEC.md §10 for one peer. The zero
+// Checker applies the honor rule of docs/protocol/grants.md for one peer. The zero
 // Trusted trusts no one but Self; the zero Now reads time.Now.
 type Checker struct {
 	Self    key.PublicKey            // this peer's own key; always trusted

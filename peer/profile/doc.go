@@ -1,4 +1,4 @@
-// Package profile runs the AWP coding-agent requests of PROFILE.md — exec,
+// Package profile runs the AWP coding-agent requests of docs/protocol/profile.md — exec,
 // fs:read and fs:write — inside a workspace sandbox.
 //
 // # Basics
@@ -27,7 +27,7 @@
 // the group (setsid, setpgid) survives. After a normal exit, background
 // processes the command started are left running.
 //
-// Choices where PROFILE.md is silent are listed in docs/profile.md.
+// Choices where the profile (docs/protocol/profile.md) is silent are listed in docs/profile.md.
 //
 // It owns running requests inside the workspace. It must not check grants
 // (the node does, before calling it), and must never read, write or run

@@ -30,7 +30,7 @@ var (
 // Error strings put in a result's "error" field.
 const (
 	// ErrOutside is the result error for a path or cwd that resolves
-	// outside the workspace (PROFILE.md).
+	// outside the workspace (docs/protocol/profile.md).
 	ErrOutside = "path outside workspace"
 	// ErrLoop is the result error for a path with too many symbolic links
 	// (a loop).

@@ -14,7 +14,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
-// Limits and defaults (PROFILE.md, and docs/profile.md where it is silent).
+// Limits and defaults (docs/protocol/profile.md, and docs/profile.md where it is silent).
 const (
 	InlineMax         = 65536             // bytes of inline output or file content
 	DefaultTimeout    = 600 * time.Second // exec timeout when the request gives none

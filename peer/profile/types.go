@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Mime types of the profile's data parts (PROFILE.md).
+// Mime types of the profile's data parts (docs/protocol/profile.md).
 const (
 	MimeExec        = "application/vnd.awp.exec+json"
 	MimeExecResult  = "application/vnd.awp.exec-result+json"
@@ -112,7 +112,7 @@ type ReadResult struct {
 	Dir      bool    `json:"dir,omitempty"`
 	Entries  []Entry `json:"entries,omitempty"`
 	// EntriesTruncated is set when a directory had more than MaxEntries
-	// entries (an extension field; PROFILE.md has no such case).
+	// entries (an extension field; docs/protocol/profile.md has no such case).
 	EntriesTruncated bool   `json:"entries_truncated,omitempty"`
 	Error            string `json:"error,omitempty"`
 }

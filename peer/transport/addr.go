@@ -23,7 +23,7 @@ const (
 // maxAddrLen bounds an address's length; no valid form comes close.
 const maxAddrLen = 4096
 
-// Addr is a parsed AWP address (NOTES.md §3).
+// Addr is a parsed AWP address (docs/protocol/addresses.md).
 type Addr struct {
 	Scheme string        // one of the Scheme constants
 	Host   string        // tcp, wg: a DNS name or an IP literal (no brackets); mem: the name

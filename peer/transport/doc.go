@@ -1,5 +1,5 @@
 // Package transport holds the byte-stream bindings an AWP node runs over
-// (SPEC.md §1, NOTES.md §3–4): plaintext TCP, Unix sockets, the direct
+// (docs/protocol/bindings.md, addresses.md): plaintext TCP, Unix sockets, the direct
 // WireGuard binding (userspace wireguard-go with a gVisor netstack, in
 // subpackage wg), and an in-memory network for tests.
 //

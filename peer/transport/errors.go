@@ -19,7 +19,7 @@ var (
 
 	// ErrPublicTCP is returned when plaintext TCP would listen on, dial, or
 	// (logged, for Accept) come from an address that is neither loopback nor
-	// private (SPEC.md §1) and Options.AllowPublicTCP is false.
+	// private (docs/protocol/bindings.md) and Options.AllowPublicTCP is false.
 	ErrPublicTCP = errors.New("transport: plaintext tcp to or from a public address is refused; pass --allow-public-tcp to allow it")
 
 	// Listen and Dial.

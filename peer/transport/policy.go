@@ -3,7 +3,7 @@ package transport
 import "net/netip"
 
 // TrustedIP reports whether plaintext TCP may run to or from ip without
-// Options.AllowPublicTCP (SPEC.md §1). Counted as trusted:
+// Options.AllowPublicTCP (docs/protocol/bindings.md). Counted as trusted:
 //
 //   - loopback: 127.0.0.0/8, ::1
 //   - private: 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 (RFC 1918) and

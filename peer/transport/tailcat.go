@@ -1,6 +1,6 @@
 package transport
 
-// The tailcat binding (SPEC.md §1, NOTES.md §3): AWP on TCP port 1 inside a
+// The tailcat binding (docs/protocol/bindings.md, addresses.md): AWP on TCP port 1 inside a
 // tailcat tunnel (github.com/tailscale/tailcat: WireGuard through
 // Tailscale's magicsock, DERP for rendezvous and as the relay of last
 // resort), addressed by the server's "tc…" token. See docs/tailcat.md.

@@ -15,7 +15,7 @@ import (
 var noEndpoint netip.AddrPort
 
 // TunnelPeer reports the WireGuard peer key a conn came through (wg conns
-// only). The node checks it against the key in the peer's hello (NOTES.md §4).
+// only). The node checks it against the key in the peer's hello (docs/protocol/bindings.md).
 func TunnelPeer(c net.Conn) (key.PublicKey, bool) {
 	wc, ok := c.(*wg.Conn)
 	if !ok {
@@ -102,7 +102,7 @@ func (m *Manager) dialWG(ctx context.Context, a Addr) (net.Conn, error) {
 		return nil, err
 	}
 	m.mu.Lock()
-	m.allowed[a.Key] = true // dialed keys stay configured (NOTES.md §4)
+	m.allowed[a.Key] = true // dialed keys stay configured (docs/protocol/bindings.md)
 	m.mu.Unlock()
 	c, err := dev.Dial(ctx, a.Key, netip.AddrPortFrom(ips[0], uint16(a.Port)))
 	if err != nil {

@@ -2,7 +2,7 @@ package wire
 
 import "fmt"
 
-// Ack says every content line of Th up to and including Of is stored (SPEC §6).
+// Ack says every content line of Th up to and including Of is stored (docs/protocol/acks-and-resume.md).
 type Ack struct {
 	Head
 	Of string `json:"of"`
@@ -22,7 +22,7 @@ func NewAck(th, of string) *Ack {
 	return a
 }
 
-// Err reports a problem (SPEC §8).
+// Err reports a problem (docs/protocol/framing.md).
 type Err struct {
 	Head
 	Code    string `json:"code"`

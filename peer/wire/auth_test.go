@@ -11,7 +11,7 @@ import (
 )
 
 // TestAuthVector checks the auth bytes and signatures of auth.json with the
-// seeds of keys.json (SPEC §4). Ed25519 is deterministic, so the signatures
+// seeds of keys.json (docs/protocol/handshake.md). Ed25519 is deterministic, so the signatures
 // must match exactly.
 func TestAuthVector(t *testing.T) {
 	dir := vectors.Dir(t)

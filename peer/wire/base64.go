@@ -7,7 +7,7 @@ import (
 	"errors"
 )
 
-// Chunk data is standard base64 (SPEC §9). encoding/base64 works one
+// Chunk data is standard base64 (docs/protocol/blobs.md). encoding/base64 works one
 // character at a time; these two first run vector loops where the CPU has
 // them (base64_amd64.go: 48 bytes / 64 characters per step), then work on
 // 12 bytes / 16 characters per step with lookup tables, about twice as

@@ -16,7 +16,7 @@ import (
 // UTF-8, or trailing data.
 var ErrNotCanonicalizable = errors.New("canonical json: value has no canonical form")
 
-// Canonical returns the canonical JSON (SPEC.md §10) of the JSON value in b:
+// Canonical returns the canonical JSON (docs/protocol/grants.md) of the JSON value in b:
 // object keys sorted by the byte order of their UTF-8 encoding at every
 // depth, no white space, only the quote, backslash and control characters
 // escaped, integers in plain decimal.

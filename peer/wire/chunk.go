@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxChunkData is the most decoded data one chunk carries (SPEC §9).
+// MaxChunkData is the most decoded data one chunk carries (docs/protocol/blobs.md).
 const MaxChunkData = 512 << 10
 
-// Chunk carries bytes of a blob (SPEC §9). Data is standard base64 on the
+// Chunk carries bytes of a blob (docs/protocol/blobs.md). Data is standard base64 on the
 // wire.
 type Chunk struct {
 	Head

@@ -24,8 +24,8 @@ const (
 	TypePrivate   = "private"
 )
 
-// IsContent reports whether lines of type t are content lines (SPEC §6,
-// NOTES §2): stored, acked and replayed.
+// IsContent reports whether lines of type t are content lines (docs/protocol/acks-and-resume.md,
+// docs/protocol/mirror.md): stored, acked and replayed.
 func IsContent(t string) bool {
 	switch t {
 	case TypeMsg, TypeState, TypeChunk, TypeIntroduce, TypeMirror, TypePrivate:
@@ -65,7 +65,7 @@ type Frame interface {
 // Unknown is a line whose type this peer does not know; it is ignored.
 type Unknown struct{ Head }
 
-// Error codes (SPEC §8).
+// Error codes (docs/protocol/framing.md).
 const (
 	CodeBadFrame           = "bad_frame"
 	CodeBadHello           = "bad_hello"
@@ -171,7 +171,7 @@ func decodeGeneral(raw []byte) (Frame, error) { return decodeFrame(raw, true) }
 // decodeFrame decodes any line; strict validates the fields of known types.
 func decodeFrame(raw []byte, strict bool) (Frame, error) {
 	if !utf8.Valid(raw) {
-		// encoding/json would silently turn invalid UTF-8 into U+FFFD (SPEC §2).
+		// encoding/json would silently turn invalid UTF-8 into U+FFFD (docs/protocol/framing.md).
 		return nil, badFrame("invalid UTF-8")
 	}
 	if firstNonSpace(raw) != '{' {

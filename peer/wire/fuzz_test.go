@@ -160,7 +160,7 @@ func FuzzDecode(f *testing.F) {
 		in := append([]byte(nil), data...)
 		fr, err := Decode(in)
 
-		// Oracle for bad_frame (SPEC §2). encoding/json folds the case of
+		// Oracle for bad_frame (docs/protocol/framing.md). encoding/json folds the case of
 		// field names (a known gap), so only lines with an exact string "t"
 		// and no other key folding to "t" must decode.
 		m, isObj := exactKeys(data)

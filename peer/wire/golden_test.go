@@ -452,8 +452,8 @@ func TestGoldenBuild(t *testing.T) {
 	}
 }
 
-// wireFields is every field name AWP puts on the wire (SPEC §3–§11, NOTES
-// §1–§2), at the level this package writes them (lines, parts, cards).
+// wireFields is every field name AWP puts on the wire (docs/protocol/: from
+// framing.md to grants.md, presence.md and mirror.md), at the level this package writes them (lines, parts, cards).
 var wireFields = []string{
 	"t", "id", "ts", "th", "v", "key", "name", "nonce", "caps", "about", "listen", "sig", "seen",
 	"subject", "re", "parts", "k", "text", "lang", "path", "mime", "data", "ref", "size", "sha256",
@@ -540,7 +540,7 @@ func TestPartConstructors(t *testing.T) {
 
 // TestPresenceRelayKeepsDoc relays the vector's presence line the way a node
 // does (new envelope, hops+1, same Doc) and checks doc stays byte for byte
-// (NOTES §1) and its signature still verifies.
+// (docs/protocol/presence.md) and its signature still verifies.
 func TestPresenceRelayKeepsDoc(t *testing.T) {
 	line, docRaw, docCanon := presenceVector(t)
 	f, err := Decode([]byte(line))

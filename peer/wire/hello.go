@@ -16,7 +16,7 @@ var b64url = key.B64
 // Version is the protocol version this peer speaks.
 const Version = 0
 
-// Hello opens a connection (SPEC §4).
+// Hello opens a connection (docs/protocol/handshake.md).
 type Hello struct {
 	Head
 	V      json.RawMessage `json:"v"`
@@ -99,7 +99,7 @@ func NewHello(id, ts string, k key.PublicKey, name, about string, caps, listen [
 	return h
 }
 
-// Auth proves the sender holds its hello's key (SPEC §4).
+// Auth proves the sender holds its hello's key (docs/protocol/handshake.md).
 type Auth struct {
 	Head
 	Sig string `json:"sig"`
@@ -120,7 +120,7 @@ func AuthMessage(signerHello, otherHello []byte) []byte {
 	return m
 }
 
-// Resume lists, per thread, the last id durably received from the peer (SPEC §7).
+// Resume lists, per thread, the last id durably received from the peer (docs/protocol/acks-and-resume.md).
 type Resume struct {
 	Head
 	Seen map[string]string `json:"seen"`

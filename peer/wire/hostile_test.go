@@ -193,7 +193,7 @@ func TestDecodeErrorCarriesEnvelope(t *testing.T) {
 
 // TestFieldNamesCaseSensitive documents a known gap: encoding/json matches
 // field names case-insensitively, so {"T":"msg",…} decodes as a msg although
-// it has no field "t" (SPEC §2: bad_frame), and {"t":"ack","TH":…} fills Th.
+// it has no field "t" (docs/protocol/framing.md: bad_frame), and {"t":"ack","TH":…} fills Th.
 func TestFieldNamesCaseSensitive(t *testing.T) {
 	for _, l := range []string{`{"T":"zzz"}`, `{"T":"msg","id":"01J9ZX0000000000000000000A"}`} {
 		_, err := Decode([]byte(l))

@@ -15,7 +15,7 @@ type Card struct {
 	About  string   `json:"about,omitempty"`
 }
 
-// Introduce tells the receiver about a third peer (SPEC §11).
+// Introduce tells the receiver about a third peer (docs/protocol/grants.md).
 type Introduce struct {
 	Head
 	Peer  Card            `json:"peer"`

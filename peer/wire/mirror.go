@@ -6,7 +6,7 @@ import (
 )
 
 // Mirror carries a line of a thread the sharer has with another party, or
-// withdraws a mirrored thread (NOTES §2).
+// withdraws a mirrored thread (docs/protocol/mirror.md).
 type Mirror struct {
 	Head
 	Of       string          `json:"of,omitempty"`
@@ -31,7 +31,7 @@ func (m *Mirror) validate() error {
 	return nil
 }
 
-// Private asks the sharer to stop mirroring a thread (NOTES §2).
+// Private asks the sharer to stop mirroring a thread (docs/protocol/mirror.md).
 type Private struct{ Head }
 
 func (p *Private) validate() error { return needThread(&p.Head) }

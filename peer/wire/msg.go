@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// Part kinds (SPEC §5).
+// Part kinds (docs/protocol/messages.md).
 const (
 	PartText = "text"
 	PartCode = "code"
@@ -19,7 +19,7 @@ const (
 	PartMalformed = "?"
 )
 
-// Msg is a message in a thread (SPEC §5).
+// Msg is a message in a thread (docs/protocol/messages.md).
 type Msg struct {
 	Head
 	Subject string            `json:"subject,omitempty"`
@@ -265,7 +265,7 @@ func mustPart(p any) json.RawMessage {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// Thread states (SPEC §5); unknown ones are kept as text.
+// Thread states (docs/protocol/messages.md); unknown ones are kept as text.
 const (
 	StateOpen    = "open"
 	StateWorking = "working"

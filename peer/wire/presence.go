@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxHops is how far a presence document travels (NOTES §1).
+// MaxHops is how far a presence document travels (docs/protocol/presence.md).
 const MaxHops = 8
 
 // Presence carries a signed presence document. Doc is kept byte for byte.
@@ -25,7 +25,7 @@ func (p *Presence) docVerbatim() bool {
 }
 
 // encodeVerbatim encodes p with Doc byte for byte: relays forward doc
-// unchanged (NOTES §1), but encoding/json compacts a json.RawMessage. Doc is
+// unchanged (docs/protocol/presence.md), but encoding/json compacts a json.RawMessage. Doc is
 // the last field, so the envelope is encoded with a placeholder doc that is
 // then swapped for the real bytes.
 func (p *Presence) encodeVerbatim() ([]byte, error) {

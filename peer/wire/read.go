@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxLine is the longest line, not counting its "\n" (SPEC §2).
+// MaxLine is the longest line, not counting its "\n" (docs/protocol/framing.md).
 const MaxLine = 1 << 20
 
 // Reader buffer sizes: it starts small (most sessions carry short lines) and

@@ -1,5 +1,5 @@
 // Package transporttest is the conformance table every AWP transport
-// passes (STYLE.md habit 9): echo both ways, a 16 MiB transfer in both
+// passes (every transport runs one test table): echo both ways, a 16 MiB transfer in both
 // directions at once, many concurrent connections, EOF on close, write
 // after close, deadlines, and Listener.Close unblocking Accept. It also
 // holds the goroutine-leak check (NoLeaks) that every scenario runs under.

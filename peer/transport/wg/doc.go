@@ -1,4 +1,4 @@
-// Package wg is AWP's direct WireGuard binding (NOTES.md §4): a userspace
+// Package wg is AWP's direct WireGuard binding (docs/protocol/bindings.md): a userspace
 // WireGuard device (wireguard-go) whose tunnel side is a gVisor netstack, so
 // it needs neither root nor a TUN interface.
 //

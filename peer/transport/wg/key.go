@@ -12,7 +12,7 @@ import (
 )
 
 // This file derives a peer's WireGuard identity from its AWP (Ed25519)
-// identity, as NOTES.md §4 says, so that an AWP key is all another peer needs
+// identity, as docs/protocol/bindings.md says, so that an AWP key is all another peer needs
 // to know. testdata/vectors/wireguard.json pins the results.
 
 // ErrBadPeerKey is returned when an Ed25519 public key has no Montgomery form
