@@ -144,7 +144,7 @@ func TestDescribeGrantRequest(t *testing.T) {
 	if !strings.Contains(anyOn.Grants, "AAAAAAAA may then use exec on any peer that honors your grants") {
 		t.Errorf("grants, no on: %q", anyOn.Grants)
 	}
-	// An empty on list is not the same as none (NOTES.md §6).
+	// An empty on list is not the same as none (docs/protocol/grants.md).
 	empty := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}, On: []string{}}, bob, nil)
 	if empty.Fields[2] != (Field{"on", "(an empty list)"}) {
 		t.Errorf("empty on: %q", empty.Fields)

@@ -29,7 +29,7 @@ const maxLinks = 40
 // runner's rules to the file system as it is now: p's spelling as
 // workspace.rel reads it (".." above the root, an absolute path elsewhere),
 // symbolic links anywhere along the way, the last one too, resolved through
-// an os.Root as the runner resolves them, and PROFILE.md's rule that the
+// an os.Root as the runner resolves them, and docs/protocol/profile.md's rule that the
 // data directory is never reachable, even inside the workspace. It is for
 // showing a person what will happen (the approval prompt); the runner
 // checks again when the request runs, so a link changed in between does not
