@@ -90,7 +90,7 @@ type SendRequest struct {
 	Parts   []json.RawMessage `json:"parts,omitempty"`
 	Blobs   []BlobFile        `json:"blobs,omitempty"`
 
-	waiter chan answer // answers to this msg (Request)
+	waiter *waiter // answers to this msg (Request)
 }
 
 // SendResult names the queued line.
@@ -144,14 +144,18 @@ type ApprovalRequest struct {
 	FromName string          `json:"from_name,omitempty"`
 	Sub      string          `json:"sub,omitempty"` // who would hold the grant
 	Caps     []string        `json:"caps"`          // capabilities asked for
-	On       []string        `json:"on,omitempty"`  // where it would be used
+	On       []string        `json:"on,omitzero"`   // where it would be used; nil (absent): anywhere, []: nowhere
 	Th       string          `json:"th"`
 	ReqID    string          `json:"req_id"`           // id of the line that asked
 	Detail   json.RawMessage `json:"detail,omitempty"` // the request's data (command, cwd, path…)
 	Reason   string          `json:"reason,omitempty"`
 	TTL      int64           `json:"ttl,omitempty"` // seconds asked for (grant requests)
 	Created  string          `json:"created"`
-	Deadline string          `json:"deadline"`
+	Deadline string          `json:"deadline"` // the approval deadline, or the request's exp when earlier
+	// Stranger says the asking key is not a peer this node knows (trusted,
+	// dialed, introduced by a trusted key, or given a grant here): anyone
+	// can make such keys.
+	Stranger bool `json:"stranger,omitempty"`
 }
 
 // Decision answers an ApprovalRequest. Allow with For == 0 allows once;

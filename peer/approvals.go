@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -24,32 +25,60 @@ var ErrNoApproval = errors.New("peer: no such pending approval")
 // request (up to a line, 1 MiB): without a bound a peer could send requests
 // until the node runs out of memory, and bury the person in prompts. A
 // request over the bound is refused at once (forbidden), unseen.
+//
+// Strangers (keys that are not known peers: see Node.knownPeer) have a
+// budget of their own inside the total: MaxPendingStrangers in all and
+// MaxPendingPerStranger each. Throwaway keys are free, so a per-key bound
+// alone does not stop a flood from taking every slot (8 keys × 8 requests
+// did, for 5 minutes); this way a stranger's flood leaves the other
+// MaxPendingTotal - MaxPendingStrangers slots to the peers the person
+// knows.
 const (
-	MaxPendingPerPeer = 8
-	MaxPendingTotal   = 64
+	MaxPendingPerPeer     = 8
+	MaxPendingTotal       = 64
+	MaxPendingStrangers   = 16
+	MaxPendingPerStranger = 4
 )
 
+// decidedByExpiry is Decision.By when a request reached its exp while it
+// waited (docs/protocol/profile.md: the prompt is withdrawn, and the
+// request is answered as expired).
+const decidedByExpiry = "expired"
+
 // askApproval registers req, asks the Approver (if any), and waits for a
-// decision, Decide, or the deadline (deny). It blocks: call it off the
+// decision, Decide, or the deadline: Config.ApprovalTimeout from now, or
+// until when that is earlier (a request's exp; zero: none). At the
+// approval deadline the decision is deny (By "timeout"); at until the
+// request is withdrawn (By decidedByExpiry). It blocks: call it off the
 // session goroutines.
-func (n *Node) askApproval(req ApprovalRequest) Decision {
+func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 	now := n.now()
+	if !until.IsZero() && !now.Before(until) {
+		return Decision{By: decidedByExpiry, Reason: "the request expired"}
+	}
 	req.ID = "apr_" + wire.NewNonce(9)
 	req.Created = wire.FormatTime(now)
 	deadline := now.Add(n.cfg.ApprovalTimeout)
+	byExp := !until.IsZero() && until.Before(deadline)
+	if byExp {
+		deadline = until
+	}
 	req.Deadline = wire.FormatTime(deadline)
+	if k, err := key.ParsePublic(req.From); err == nil {
+		req.Stranger = !n.knownPeer(k)
+	}
 	p := &pending{req: req, done: make(chan Decision, 1)}
 	n.mu.Lock()
-	if full := n.pendingFullLocked(req.From); full != "" {
+	if full := n.pendingFullLocked(req.From, req.Stranger); full != "" {
 		n.mu.Unlock()
-		n.log.Warn("request refused unseen", "peer", req.From, "caps", req.Caps, "why", full)
+		n.log.Warn("request refused unseen", "peer", req.From, "caps", req.Caps, "stranger", req.Stranger, "why", full)
 		return Decision{Allow: false, By: "limit", Reason: full}
 	}
 	n.approvals[req.ID] = p
 	n.mu.Unlock()
 	n.publish(Event{Type: EventApproval, Peer: req.From, Th: req.Th, Approval: &req})
 
-	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.ApprovalTimeout)
+	ctx, cancel := context.WithTimeout(n.ctx, deadline.Sub(now))
 	defer cancel()
 	if a := n.cfg.Approver; a != nil {
 		go func() {
@@ -69,25 +98,36 @@ func (n *Node) askApproval(req ApprovalRequest) Decision {
 		case d = <-p.done: // decided at the last moment
 		default:
 			d = Decision{Allow: false, By: "timeout", Reason: "no decision in time"}
+			if byExp && n.ctx.Err() == nil {
+				d = Decision{Allow: false, By: decidedByExpiry, Reason: "the request expired"}
+			}
 		}
 	}
 	n.publish(Event{Type: EventApprovalDone, Peer: req.From, Th: req.Th, Approval: &req, Decision: &d})
 	return d
 }
 
-// pendingFullLocked says why a request from peer k may not wait for a
-// person now ("" when it may). n.mu is held.
-func (n *Node) pendingFullLocked(k string) string {
+// pendingFullLocked says why a request from peer k (a stranger or not)
+// may not wait for a person now ("" when it may). n.mu is held.
+func (n *Node) pendingFullLocked(k string, stranger bool) string {
 	if len(n.approvals) >= MaxPendingTotal {
 		return fmt.Sprintf("%d requests are already waiting for approval", len(n.approvals))
 	}
-	mine := 0
+	mine, strangers := 0, 0
 	for _, p := range n.approvals {
 		if p.req.From == k {
 			mine++
 		}
+		if p.req.Stranger {
+			strangers++
+		}
 	}
-	if mine >= MaxPendingPerPeer {
+	switch {
+	case stranger && mine >= MaxPendingPerStranger:
+		return fmt.Sprintf("%d requests from this unknown peer are already waiting for approval", mine)
+	case stranger && strangers >= MaxPendingStrangers:
+		return fmt.Sprintf("%d requests from unknown peers are already waiting for approval", strangers)
+	case mine >= MaxPendingPerPeer:
 		return fmt.Sprintf("%d requests from this peer are already waiting for approval", mine)
 	}
 	return ""

@@ -29,6 +29,5 @@ func (n *Node) storeIntroduce(tx *store.Tx, from key.PublicKey, in *wire.Introdu
 		p.Listen = in.Peer.Listen
 	}
 	_ = tx.PutPeer(p)
-	room := grantRoom(-1)
-	n.storeGrantRaw(tx, in.Grant, now, &room)
+	n.storeGrantRaw(tx, in.Grant, now, newGrantRoom())
 }

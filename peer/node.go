@@ -116,6 +116,9 @@ type Node struct {
 	pres     presenceState
 	hsSem    chan struct{} // bounds handshakes in flight
 	inflight budget
+	grants   grantIndex // stored grants, by subject (grantstore.go)
+	trust    trustSet   // the trust list in memory
+	reqs     reqQueue   // requests waiting for a worker (reqpool.go)
 
 	mu        sync.Mutex // guards the fields below
 	started   bool
@@ -206,6 +209,10 @@ func New(cfg Config) (*Node, error) {
 		doneCh:    make(chan struct{}),
 	}
 	n.ids.Now = now
+	if err := n.loadGrants(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	_ = db.View(func(tx *store.Tx) error {
 		if b := tx.Meta("last_id"); b != nil {
 			n.ids.Observe(string(b))
@@ -267,6 +274,7 @@ func (n *Node) Start() error {
 	}
 
 	n.commit.start()
+	n.startRequestWorkers()
 	if err := n.applyTrustConfig(); err != nil {
 		return err
 	}

@@ -204,6 +204,7 @@ func (n *Node) Trust(k string, trusted bool) error {
 		return tx.PutPeer(p)
 	})
 	if err == nil {
+		n.trust.set(pk, trusted)
 		if trusted {
 			n.tm.AllowKey(pk)
 		}

@@ -2,8 +2,6 @@ package peer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,14 +23,24 @@ const (
 	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
 )
 
-// GrantRequest is the data of a grant request (NOTES §5).
+// GrantRequest is the data of a grant request (NOTES §5). On is nil when
+// the request has no "on", and non-nil (maybe empty) when it has one.
 type GrantRequest struct {
 	Caps   []string `json:"caps"`
 	Sub    string   `json:"sub,omitempty"`
-	On     []string `json:"on,omitempty"`
+	On     []string `json:"on,omitzero"`
 	TTL    int64    `json:"ttl,omitempty"`
 	Reason string   `json:"reason,omitempty"`
 }
+
+// Grant requests: the lifetime of the grant issued when a request has no
+// "ttl" (or 0), and the longest one may ask for. A request asking for
+// more (or a negative ttl) is invalid and denied unseen: the person
+// approves what the prompt shows, which is what is issued.
+const (
+	DefaultGrantTTL = time.Hour
+	MaxGrantTTL     = 30 * 24 * time.Hour
+)
 
 // answer is what a request this node sent got back.
 type answer struct {
@@ -41,103 +49,69 @@ type answer struct {
 	err  *wire.Err
 }
 
+// waiter waits for the answer to a request this node sent to key to: an
+// answer from any other key is not one (anyone who learns or guesses a
+// request's id could send it).
+type waiter struct {
+	to key.PublicKey
+	ch chan answer // buffered 1; receives at most one answer
+}
+
 // requestWaiters maps the id of a request this node sent to its waiter.
-type requestWaiters map[string]chan answer
-
-func grantID(raw []byte) string {
-	h := sha256.Sum256(raw)
-	return "g_" + hex.EncodeToString(h[:12])
-}
-
-// MaxLooseGrants bounds the received grants kept that are neither for this
-// node, nor from it, nor from a key it trusts (a grant from an introduced
-// issuer, kept so a later request need not attach it): such a grant is
-// stored only while fewer than this many grants are held. Anyone can sign
-// grants, and every request checks the stored ones, so without a bound a
-// peer could flood the store and slow every request.
-const MaxLooseGrants = 4096
-
-// grantRoom is how many more loose grants one message may store: counted
-// once, on its first loose grant (-1 until then).
-type grantRoom int
-
-// storeGrantRaw stores a received grant whose signature verifies and that
-// has not expired; anything else is ignored, and so is a loose grant (see
-// MaxLooseGrants) when room is used up.
-func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time, room *grantRoom) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return
-	}
-	g, err := grant.Parse(raw)
-	if err != nil || g.Expired(now) {
-		return
-	}
-	id := grantID(g.Raw)
-	if _, ok := tx.Grant(id); ok {
-		return
-	}
-	loose := g.Sub != n.pub && g.Iss != n.pub
-	if loose {
-		if p, ok := tx.Peer(g.Iss); ok && p.Trusted {
-			loose = false
-		}
-	}
-	if loose {
-		if *room < 0 {
-			*room = grantRoom(max(MaxLooseGrants-tx.GrantCount(), 0))
-		}
-		if *room == 0 {
-			return // before the signature check: a flood costs no verifying
-		}
-	}
-	if g.Verify() != nil {
-		return
-	}
-	if loose {
-		*room--
-	}
-	_ = tx.PutGrant(&store.GrantRec{ID: id, Raw: g.Raw, Exp: g.Exp, Issued: g.Iss == n.pub, Stored: now})
-}
+type requestWaiters map[string]*waiter
 
 // inspectMsg looks at a received msg for grants, grant requests, profile
-// requests and answers to this node's own requests. Work that must wait
-// for the commit (running a request) goes into res.after.
+// requests and answers to this node's own requests. Requests go to the
+// worker pool once the msg is committed (res.after).
 func (n *Node) inspectMsg(tx *store.Tx, s *session, m *wire.Msg, res *inResult) {
 	now := n.now()
-	var afters []func()
-	room := grantRoom(-1)
+	var jobs []*reqJob
+	over := 0
+	room := newGrantRoom()
 	for _, p := range m.DecodeParts() {
 		if p.K != wire.PartData {
 			continue
 		}
+		isReq := p.Mime == MimeGrantRequest || profile.Cap(p.Mime) != ""
+		if isReq && len(jobs) == MaxRequestsPerMsg {
+			over++
+			continue
+		}
 		switch {
 		case p.Mime == MimeGrant:
-			n.storeGrantRaw(tx, p.Data, now, &room)
+			n.storeGrantRaw(tx, p.Data, now, room)
 			if m.Re != "" {
-				n.deliverAnswer(m.Re, answer{mime: p.Mime, data: p.Data})
+				n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
 			}
 		case p.Mime == MimeGrantDenied && m.Re != "":
-			n.deliverAnswer(m.Re, answer{mime: p.Mime, data: p.Data})
+			n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
 		case p.Mime == MimeGrantRequest:
-			data := p.Data
-			afters = append(afters, func() { n.onGrantRequest(s, m, data) })
+			jobs = append(jobs, &reqJob{s: s, m: m, mime: p.Mime, data: p.Data})
 		case profile.Cap(p.Mime) != "":
-			mime, data := p.Mime, p.Data
-			// Grants attached to a request are stored like any other.
-			if gs, err := grant.Attached(data); err == nil {
-				for _, g := range gs {
-					n.storeGrantRaw(tx, g.Raw, now, &room)
+			j := &reqJob{s: s, m: m, mime: p.Mime, data: p.Data}
+			// Grants attached to a request are stored like any other,
+			// and handed to the check parsed.
+			j.attached, j.attErr = grant.Attached(p.Data)
+			for _, g := range j.attached {
+				if room.take() {
+					n.storeGrant(tx, g, now, room)
 				}
 			}
-			afters = append(afters, func() { n.onProfileRequest(s, m, mime, data) })
+			jobs = append(jobs, j)
 		case isResultMime(p.Mime) && m.Re != "":
-			n.deliverAnswer(m.Re, answer{mime: p.Mime, data: p.Data})
+			n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
 		}
 	}
-	if len(afters) > 0 {
-		res.after = func() {
-			for _, f := range afters {
-				n.goTracked(f)
+	if len(jobs) == 0 && over == 0 {
+		return
+	}
+	res.after = func() {
+		if over > 0 {
+			s.sendErr(wire.CodeTooLarge, fmt.Sprintf("%d more requests in this msg were not handled: at most %d requests per msg", over, MaxRequestsPerMsg), m.ID, m.Th)
+		}
+		for _, j := range jobs {
+			if !n.reqs.push(j) {
+				n.goTracked(func() { n.answerBusy(j) })
 			}
 		}
 	}
@@ -161,102 +135,133 @@ func (n *Node) goTracked(f func()) {
 // onRemoteErr delivers an err line that answers one of this node's requests.
 func (n *Node) onRemoteErr(s *session, e *wire.Err) {
 	if e.Re != "" {
-		n.deliverAnswer(e.Re, answer{err: e})
+		n.deliverAnswer(s.peer, e.Re, answer{err: e})
 	}
 }
 
-func (n *Node) deliverAnswer(re string, a answer) {
+// deliverAnswer hands a to the waiter of request re when from is the key
+// the request went to; anything else is ignored (and leaves the waiter).
+func (n *Node) deliverAnswer(from key.PublicKey, re string, a answer) {
 	n.mu.Lock()
-	ch := n.waiters[re]
+	w := n.waiters[re]
+	if w == nil || w.to != from {
+		n.mu.Unlock()
+		if w != nil {
+			n.log.Warn("answer from a peer the request did not go to; ignored", "peer", from.Short(), "re", re)
+		}
+		return
+	}
 	delete(n.waiters, re)
 	n.mu.Unlock()
-	if ch != nil {
-		ch <- a
-	}
+	w.ch <- a
 }
 
-// checker is the honor rule bound to this node's trust list.
-func (n *Node) checker(tx *store.Tx) grant.Checker {
-	trusted := map[key.PublicKey]bool{}
-	tx.Peers(func(p *store.Peer) bool {
-		if p.Trusted {
-			if k, err := key.ParsePublic(p.Key); err == nil {
-				trusted[k] = true
+// handleRequest runs on a worker: it does the short part of a request
+// (expiry, grants) and hands what may wait (a person, a command, sending
+// the answer) to a goroutine of its own.
+func (n *Node) handleRequest(j *reqJob) {
+	if j.mime == MimeGrantRequest {
+		n.onGrantRequest(j)
+		return
+	}
+	n.onProfileRequest(j)
+}
+
+// answerBusy answers a request the pool had no room for.
+func (n *Node) answerBusy(j *reqJob) {
+	const why = "busy: too many requests waiting"
+	if j.mime == MimeGrantRequest {
+		n.answerGrantRequest(j, MimeGrantDenied, GrantDenied{Reason: why})
+		return
+	}
+	n.sendResultError(j.s, j.m, j.mime, why)
+}
+
+// sendResultError answers a profile request with a result whose "error"
+// is msg (docs/protocol/profile.md: a request that fails still gets a result).
+func (n *Node) sendResultError(s *session, m *wire.Msg, mime, msg string) {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	n.sendResult(s, m, profile.Result{Mime: profile.ResultMime(mime), Data: b})
+}
+
+// onProfileRequest checks a profile request: its exp, then its grants
+// (asking the Approver when none is honored, until the approval deadline
+// or the request's exp, whichever comes first); it then runs it.
+func (n *Node) onProfileRequest(j *reqJob) {
+	s, m, mime, data := j.s, j.m, j.mime, j.data
+	exp, hasExp, err := profile.RequestExp(data)
+	if err != nil {
+		s.sendErr(wire.CodeBadRequest, strings.TrimPrefix(err.Error(), "profile: "), m.ID, m.Th)
+		return
+	}
+	if j.attErr != nil {
+		s.sendErr(wire.CodeBadRequest, j.attErr.Error(), m.ID, m.Th)
+		return
+	}
+	expired := func() bool { return hasExp && !n.now().Before(exp) }
+	if expired() {
+		n.log.Info("request expired before it started", "peer", s.peer.Short(), "id", m.ID, "exp", exp)
+		n.goTracked(func() { n.sendResultError(s, m, mime, profile.ErrExpired) })
+		return
+	}
+	c := profile.Cap(mime)
+	g, why := n.honored(s.peer, c, j.attached)
+	n.goTracked(func() {
+		if g != nil {
+			n.keepHonored(g)
+		} else {
+			req := ApprovalRequest{Kind: ApprovalProfile, From: s.peerS, FromName: s.hello.Name, Sub: s.peerS,
+				Caps: []string{c}, On: []string{n.pub.String()}, Th: m.Th, ReqID: m.ID, Detail: data, Reason: why}
+			var until time.Time
+			if hasExp {
+				until = exp
+			}
+			d := n.askApproval(req, until)
+			switch {
+			case d.By == decidedByExpiry:
+				n.log.Info("request expired waiting for approval", "peer", s.peer.Short(), "id", m.ID)
+				n.sendResultError(s, m, mime, profile.ErrExpired)
+				return
+			case !d.Allow:
+				reason := c + " needs a grant (" + why + ")"
+				if d.Reason != "" {
+					reason += ": " + d.Reason
+				}
+				n.log.Info("request refused", "peer", s.peer.Short(), "cap", c, "why", why, "by", d.By)
+				s.sendErr(wire.CodeForbidden, reason, m.ID, m.Th)
+				return
+			}
+			if d.For > 0 {
+				if _, err := n.issueGrant(context.Background(), s.peer, []string{c}, d.For, []key.PublicKey{n.pub}, "approved for "+d.For.String()); err != nil {
+					n.log.Error("issue grant", "err", err)
+				}
 			}
 		}
-		return true
+		if expired() {
+			n.sendResultError(s, m, mime, profile.ErrExpired)
+			return
+		}
+		n.runProfile(s, m, mime, data)
 	})
-	return grant.Checker{Self: n.pub, Trusted: func(k key.PublicKey) bool { return trusted[k] }, Now: n.now}
 }
 
-// storedGrants returns the stored grants that are not revoked or expired.
-func (n *Node) storedGrants(tx *store.Tx) (gs []*grant.Grant, revoked map[string]bool) {
-	now := n.now()
-	revoked = map[string]bool{}
-	tx.Grants(func(r *store.GrantRec) bool {
-		if r.Revoked {
-			revoked[r.ID] = true
-			return true
-		}
-		if !now.Before(r.Exp) {
-			return true
-		}
-		if g, err := grant.Parse(r.Raw); err == nil {
-			gs = append(gs, g)
-		}
-		return true
-	})
-	return gs, revoked
+// checker is the honor rule bound to this node's trust list and grant
+// index.
+func (n *Node) checker() grant.Checker {
+	return grant.Checker{Self: n.pub, Trusted: n.trust.has, Now: n.now, Stored: n.grants.forSub}
 }
 
 // honored applies the honor rule to a request from k for capability c with
-// the grants attached to it and those stored.
-func (n *Node) honored(k key.PublicKey, c string, data json.RawMessage) (bool, string) {
-	attached, err := grant.Attached(data)
-	if err != nil {
-		return false, "attached grant malformed: " + err.Error()
-	}
-	var ok bool
-	var why string
-	_ = n.db.View(func(tx *store.Tx) error {
-		stored, revoked := n.storedGrants(tx)
-		all := stored
-		for _, g := range attached {
-			if !revoked[grantID(g.Raw)] {
-				all = append(all, g)
-			}
-		}
-		ok, why = n.checker(tx).Honors(k, c, all)
-		return nil
-	})
-	return ok, why
-}
-
-// onProfileRequest checks a profile request against grants (asking the
-// Approver when none is honored) and runs it.
-func (n *Node) onProfileRequest(s *session, m *wire.Msg, mime string, data json.RawMessage) {
-	c := profile.Cap(mime)
-	ok, why := n.honored(s.peer, c, data)
-	if !ok {
-		req := ApprovalRequest{Kind: ApprovalProfile, From: s.peerS, FromName: s.hello.Name, Sub: s.peerS,
-			Caps: []string{c}, On: []string{n.pub.String()}, Th: m.Th, ReqID: m.ID, Detail: data, Reason: why}
-		d := n.askApproval(req)
-		if !d.Allow {
-			reason := c + " needs a grant (" + why + ")"
-			if d.Reason != "" {
-				reason += ": " + d.Reason
-			}
-			n.log.Info("request refused", "peer", s.peer.Short(), "cap", c, "why", why, "by", d.By)
-			s.sendErr(wire.CodeForbidden, reason, m.ID, m.Th)
-			return
-		}
-		if d.For > 0 {
-			if _, err := n.issueGrant(context.Background(), s.peer, []string{c}, d.For, []key.PublicKey{n.pub}, "approved for "+d.For.String()); err != nil {
-				n.log.Error("issue grant", "err", err)
-			}
+// the grants attached to it (those revoked here left out) and those
+// stored; it returns the grant that honors it, or nil and why not.
+func (n *Node) honored(k key.PublicKey, c string, attached []*grant.Grant) (*grant.Grant, string) {
+	live := make([]*grant.Grant, 0, len(attached))
+	for _, g := range attached {
+		if !n.grants.isRevoked(g.ID()) {
+			live = append(live, g)
 		}
 	}
-	n.runProfile(s, m, mime, data)
+	return n.checker().Check(k, c, live)
 }
 
 func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMessage) {
@@ -281,6 +286,12 @@ func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMes
 		s.sendErr(wire.CodeInternal, "could not run the request", m.ID, m.Th)
 		return
 	}
+	n.sendResult(s, m, res)
+}
+
+// sendResult sends a profile request's result (and its attachments) in a
+// msg answering m.
+func (n *Node) sendResult(s *session, m *wire.Msg, res profile.Result) {
 	defer res.Remove()
 	part, err := wire.DataPart(res.Mime, res.Data)
 	if err != nil {
@@ -304,70 +315,133 @@ func (n *Node) runner() *profile.Runner {
 	return n.prof
 }
 
-// onGrantRequest shows a grant request to the Approver and answers it.
-func (n *Node) onGrantRequest(s *session, m *wire.Msg, data json.RawMessage) {
-	var gr GrantRequest
-	answer := func(mime string, v any) {
-		b, _ := json.Marshal(v)
-		part, _ := wire.DataPart(mime, b)
-		if _, err := n.Send(n.ctx, SendRequest{To: s.peerS, Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
-			n.log.Error("answer grant request", "err", err)
-		}
+// answerGrantRequest answers grant request j with a part of mime and data v.
+func (n *Node) answerGrantRequest(j *reqJob, mime string, v any) {
+	var b []byte
+	if raw, ok := v.(json.RawMessage); ok {
+		b = raw
+	} else {
+		b, _ = json.Marshal(v)
 	}
-	if err := json.Unmarshal(data, &gr); err != nil || len(gr.Caps) == 0 {
-		answer(MimeGrantDenied, map[string]string{"reason": "malformed grant request"})
-		return
+	part, _ := wire.DataPart(mime, b)
+	if _, err := n.Send(n.ctx, SendRequest{To: j.s.peerS, Th: j.m.Th, Re: j.m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
+		n.log.Error("answer grant request", "err", err)
 	}
-	sub := s.peer
-	if gr.Sub != "" {
-		k, err := key.ParsePublic(gr.Sub)
-		if err != nil {
-			answer(MimeGrantDenied, map[string]string{"reason": "bad sub"})
-			return
-		}
-		sub = k
-	}
-	var on []key.PublicKey
-	for _, o := range gr.On {
-		if k, err := key.ParsePublic(o); err == nil {
-			on = append(on, k)
-		}
-	}
-	d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peerS, FromName: s.hello.Name,
-		Sub: sub.String(), Caps: gr.Caps, On: gr.On, Th: m.Th, ReqID: m.ID, Detail: data, Reason: gr.Reason, TTL: gr.TTL})
-	if !d.Allow {
-		reason := d.Reason
-		if reason == "" {
-			reason = "denied by " + d.By
-		}
-		answer(MimeGrantDenied, map[string]string{"reason": reason})
-		return
-	}
-	ttl := d.For
-	if ttl == 0 {
-		ttl = time.Duration(gr.TTL) * time.Second
-	}
-	if ttl <= 0 || ttl > 30*24*time.Hour {
-		ttl = time.Hour
-	}
-	g, err := n.signGrant(sub, gr.Caps, ttl, on, gr.Reason)
-	if err != nil {
-		answer(MimeGrantDenied, map[string]string{"reason": err.Error()})
-		return
-	}
-	answer(MimeGrant, g.Raw)
 }
 
-// signGrant signs a grant with this node's key and stores it as issued.
-func (n *Node) signGrant(sub key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (*grant.Grant, error) {
-	g, err := grant.Sign(n.priv, sub, caps, n.now().Add(ttl), on, note)
-	if err != nil {
-		return nil, err
+// parsedGrantRequest is a grant request that is valid: every field the
+// person will see, and exactly what a grant issued for it holds.
+type parsedGrantRequest struct {
+	GrantRequest
+	sub key.PublicKey
+	on  []key.PublicKey // nil: no "on"; non-nil (maybe empty): "on" as asked
+	ttl time.Duration
+}
+
+// parseGrantRequest reads a grant request's data strictly (docs/protocol/grants.md):
+// the person approves exactly what they see, or the request is refused.
+// caps a non-empty array of non-empty strings; sub (if present) a key;
+// on (if present) an array of keys (one that is not a key makes the
+// request invalid: it is not dropped, which would widen the grant; an
+// empty array stays empty: honored nowhere, unlike no "on"); ttl (if
+// present) whole seconds up to MaxGrantTTL; reason a string. From is the
+// requester (the default sub).
+func parseGrantRequest(data json.RawMessage, from key.PublicKey) (*parsedGrantRequest, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return nil, errors.New("malformed grant request: not a JSON object")
 	}
-	err = n.commit.run(func(tx *store.Tx) error {
-		return tx.PutGrant(&store.GrantRec{ID: grantID(g.Raw), Raw: g.Raw, Exp: g.Exp, Issued: true, Stored: n.now()})
+	if _, err := wire.Canonical(data); err != nil {
+		return nil, errors.New("malformed grant request: duplicate keys or a number that is not an integer")
+	}
+	r := &parsedGrantRequest{sub: from}
+	var caps []*string
+	if json.Unmarshal(m["caps"], &caps) != nil || len(caps) == 0 {
+		return nil, errors.New("malformed grant request: caps is not a non-empty array of strings")
+	}
+	for i, c := range caps {
+		if c == nil || *c == "" {
+			return nil, fmt.Errorf("malformed grant request: caps[%d] is not a non-empty string", i)
+		}
+		r.Caps = append(r.Caps, *c)
+	}
+	if raw, ok := m["sub"]; ok {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, errors.New("malformed grant request: sub is not a string")
+		}
+		k, err := key.ParsePublic(s)
+		if err != nil || k.IsZero() {
+			return nil, errors.New("malformed grant request: sub is not a key")
+		}
+		r.sub = k
+	}
+	r.Sub = r.sub.String()
+	if raw, ok := m["on"]; ok {
+		var on []*string
+		if json.Unmarshal(raw, &on) != nil || on == nil {
+			return nil, errors.New("malformed grant request: on is not an array of keys")
+		}
+		r.On, r.on = []string{}, []key.PublicKey{}
+		for i, s := range on {
+			var k key.PublicKey
+			var err error
+			if s != nil {
+				k, err = key.ParsePublic(*s)
+			}
+			if s == nil || err != nil || k.IsZero() {
+				return nil, fmt.Errorf("malformed grant request: on[%d] is not a key", i)
+			}
+			r.On, r.on = append(r.On, *s), append(r.on, k)
+		}
+	}
+	if raw, ok := m["ttl"]; ok {
+		if json.Unmarshal(raw, &r.TTL) != nil || r.TTL < 0 || time.Duration(r.TTL) > MaxGrantTTL/time.Second {
+			return nil, fmt.Errorf("malformed grant request: ttl is not a number of seconds from 0 to %d", int64(MaxGrantTTL/time.Second))
+		}
+	}
+	if r.TTL == 0 {
+		r.TTL = int64(DefaultGrantTTL / time.Second)
+	}
+	r.ttl = time.Duration(r.TTL) * time.Second
+	if raw, ok := m["reason"]; ok && json.Unmarshal(raw, &r.Reason) != nil {
+		return nil, errors.New("malformed grant request: reason is not a string")
+	}
+	return r, nil
+}
+
+// onGrantRequest checks a grant request; a valid one goes to the Approver
+// (on its own goroutine) and is answered with the grant or a denial.
+func (n *Node) onGrantRequest(j *reqJob) {
+	s, m := j.s, j.m
+	gr, err := parseGrantRequest(j.data, s.peer)
+	if err != nil {
+		n.log.Info("grant request refused unseen", "peer", s.peer.Short(), "why", err)
+		n.goTracked(func() { n.answerGrantRequest(j, MimeGrantDenied, GrantDenied{Reason: err.Error()}) })
+		return
+	}
+	n.goTracked(func() {
+		d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peerS, FromName: s.hello.Name,
+			Sub: gr.Sub, Caps: gr.Caps, On: gr.On, Th: m.Th, ReqID: m.ID, Detail: j.data, Reason: gr.Reason, TTL: gr.TTL}, time.Time{})
+		if !d.Allow {
+			reason := d.Reason
+			if reason == "" {
+				reason = "denied by " + d.By
+			}
+			n.answerGrantRequest(j, MimeGrantDenied, GrantDenied{Reason: reason})
+			return
+		}
+		ttl := gr.ttl
+		if d.For > 0 {
+			ttl = d.For // the person chose another lifetime
+		}
+		g, err := n.signGrant(gr.sub, gr.Caps, ttl, gr.on, gr.Reason)
+		if err != nil {
+			n.answerGrantRequest(j, MimeGrantDenied, GrantDenied{Reason: err.Error()})
+			return
+		}
+		n.answerGrantRequest(j, MimeGrant, json.RawMessage(g.Raw))
 	})
-	return g, err
 }
 
 // issueGrant signs a grant for sub, stores it and sends it to sub in a msg.
@@ -411,47 +485,12 @@ func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Dur
 	return g.Raw, nil
 }
 
-// GrantInfo is a stored grant for listings.
-type GrantInfo struct {
-	ID      string          `json:"id"`
-	Grant   json.RawMessage `json:"grant"`
-	Issued  bool            `json:"issued"`
-	Revoked bool            `json:"revoked"`
-	Expired bool            `json:"expired"`
-	Exp     string          `json:"exp"`
-}
-
-// Grants lists stored grants (issued by me and received).
-func (n *Node) Grants() ([]GrantInfo, error) {
-	out := []GrantInfo{}
-	now := n.now()
-	err := n.db.View(func(tx *store.Tx) error {
-		tx.Grants(func(r *store.GrantRec) bool {
-			out = append(out, GrantInfo{ID: r.ID, Grant: r.Raw, Issued: r.Issued, Revoked: r.Revoked, Expired: !now.Before(r.Exp), Exp: wire.FormatTime(r.Exp)})
-			return true
-		})
-		return nil
-	})
-	return out, err
-}
-
-// RevokeGrant stops honoring a stored grant on this node (the signed grant
-// itself cannot be recalled).
-func (n *Node) RevokeGrant(id string) error {
-	return n.commit.run(func(tx *store.Tx) error {
-		r, ok := tx.Grant(id)
-		if !ok {
-			return fmt.Errorf("peer: revoke: no grant %s", id)
-		}
-		r.Revoked = true
-		return tx.PutGrant(r)
-	})
-}
-
 // Request sends a profile request (mime one of profile.MimeExec, MimeRead,
-// MimeWrite) to peer to, attaching every stored grant whose subject is this
-// node and that covers the capability, and waits for the result part's data
-// or the err line (returned as *wire.Err).
+// MimeWrite) to peer to, attaching the stored grants that may authorize it
+// (myGrants), and waits for the result part's data or the err line
+// (returned as *wire.Err). When ctx has a deadline the request carries it
+// as "exp" (docs/protocol/profile.md; an earlier exp in data is kept),
+// so that what this node stops waiting for never runs later.
 func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
 	k, err := n.parsePeer(to)
 	if err != nil {
@@ -465,29 +504,22 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
 		return nil, errors.New("peer: request: data must be a JSON object")
 	}
-	var mine []json.RawMessage
-	_ = n.db.View(func(tx *store.Tx) error {
-		gs, _ := n.storedGrants(tx)
-		for _, g := range gs {
-			if g.Sub == n.pub && (g.Has(c) || g.Has(grant.CapIntroduce)) && (g.On == nil || slices.Contains(g.On, k)) {
-				mine = append(mine, g.Raw)
-			}
+	if _, has := obj["grants"]; !has {
+		limit := grant.MaxAttached
+		if _, one := obj["grant"]; one {
+			limit--
 		}
-		// Introduce grants held by the issuers of mine help the honor rule.
-		for _, g := range gs {
-			if g.Has(grant.CapIntroduce) && g.Sub != n.pub {
-				mine = append(mine, g.Raw)
-			}
-		}
-		return nil
-	})
-	if len(mine) > 0 {
-		if _, has := obj["grants"]; !has {
+		if mine := n.myGrants(k, c, limit); len(mine) > 0 {
 			b, _ := json.Marshal(mine)
 			obj["grants"] = b
 		}
 	}
 	data, _ = json.Marshal(obj)
+	if dl, ok := ctx.Deadline(); ok {
+		if data, err = profile.WithExp(data, dl); err != nil {
+			return nil, fmt.Errorf("peer: request: %w", err)
+		}
+	}
 	part, err := wire.DataPart(mime, data)
 	if err != nil {
 		return nil, err
@@ -495,22 +527,22 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	if th == "" {
 		th = wire.NewThread()
 	}
-	// Register the waiter before the msg can be answered: ids come from the
-	// commit loop, so reserve it through a pre-registered channel keyed
-	// after Send returns; answers cannot arrive before the msg is sent,
-	// which needs the commit to finish first.
-	ch := make(chan answer, 1)
-	res, err := n.sendWithWaiter(ctx, SendRequest{To: k.String(), Th: th, Subject: c + " request", Parts: []json.RawMessage{part}}, ch)
+	// The waiter is registered in the commit that gives the msg its id,
+	// before the msg can be sent, so no answer can come before it.
+	w := &waiter{to: k, ch: make(chan answer, 1)}
+	res, err := n.Send(ctx, SendRequest{To: k.String(), Th: th, Subject: c + " request", Parts: []json.RawMessage{part}, waiter: w})
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		n.mu.Lock()
-		delete(n.waiters, res.ID)
+		if n.waiters[res.ID] == w {
+			delete(n.waiters, res.ID)
+		}
 		n.mu.Unlock()
 	}()
 	select {
-	case a := <-ch:
+	case a := <-w.ch:
 		if a.err != nil {
 			return nil, a.err
 		}
@@ -522,17 +554,50 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	}
 }
 
-// sendWithWaiter sends r and registers ch for answers to it before the
-// sender can put it on the wire.
-func (n *Node) sendWithWaiter(ctx context.Context, r SendRequest, ch chan answer) (SendResult, error) {
-	n.mu.Lock()
-	if n.waiters == nil {
-		n.waiters = requestWaiters{}
+// myGrants returns the stored grants a request for capability c to peer k
+// may carry, at most limit: those for this node that cover c (or
+// introduce) and that k may honor (on), the ones k issued first (k
+// honors its own), then the longest-lived; and the introduce grants held
+// by their issuers, which help k's honor rule.
+func (n *Node) myGrants(k key.PublicKey, c string, limit int) []json.RawMessage {
+	now := n.now()
+	var mine []*grant.Grant
+	for _, g := range n.grants.forSub(n.pub) {
+		if !g.Expired(now) && (g.Has(c) || g.Has(grant.CapIntroduce)) && g.OnAllows(k) {
+			mine = append(mine, g)
+		}
 	}
-	n.mu.Unlock()
-	r2 := r
-	r2.waiter = ch
-	return n.Send(ctx, r2)
+	slices.SortStableFunc(mine, func(a, b *grant.Grant) int {
+		if (a.Iss == k) != (b.Iss == k) {
+			if a.Iss == k {
+				return -1
+			}
+			return 1
+		}
+		return b.Exp.Compare(a.Exp)
+	})
+	var out []json.RawMessage
+	issuers := map[key.PublicKey]bool{}
+	for _, g := range mine {
+		if len(out) == limit/2 {
+			break
+		}
+		out = append(out, g.Canonical())
+		if g.Iss != k {
+			issuers[g.Iss] = true
+		}
+	}
+	for iss := range issuers {
+		for _, g := range n.grants.forSub(iss) {
+			if len(out) == limit {
+				return out
+			}
+			if !g.Expired(now) && g.Has(grant.CapIntroduce) && g.OnAllows(k) {
+				out = append(out, g.Canonical())
+			}
+		}
+	}
+	return out
 }
 
 func isResultMime(m string) bool {

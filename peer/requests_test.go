@@ -228,6 +228,11 @@ func TestPendingBounded(t *testing.T) {
 	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.ApprovalTimeout = time.Minute })
 	req := newTestNode(t, "req")
 	connect(t, req, exe)
+	// A peer the person knows (a stranger has a smaller budget:
+	// TestApprovalSlotsStrangers).
+	if err := exe.Trust(req.Key().String(), true); err != nil {
+		t.Fatal(err)
+	}
 	const extra = 3
 	type result struct{ err error }
 	results := make(chan result, MaxPendingPerPeer+extra)
@@ -321,7 +326,8 @@ func TestBusyIsAResult(t *testing.T) {
 }
 
 // Grants nobody here can use are kept only up to MaxLooseGrants; grants
-// for this node, from it, or from a key it trusts are always kept.
+// from this node or from a key it trusts, and grants for this node from a
+// peer it knows, are always kept.
 func TestLooseGrantsBounded(t *testing.T) {
 	n := newTestNode(t, "n")
 	now := time.Now()
@@ -351,9 +357,9 @@ func TestLooseGrantsBounded(t *testing.T) {
 		t.Fatalf("the tampered grant should parse (%v) and fail to verify", err)
 	}
 	_ = n.db.Update(func(tx *store.Tx) error {
-		room := grantRoom(-1)
-		n.storeGrantRaw(tx, bad, now, &room)
-		n.storeGrantRaw(tx, []byte(strings.Replace(string(sign(stranger, n.Key())), `"exec"`, `"fs:write"`, 1)), now, &room)
+		room := newGrantRoom()
+		n.storeGrantRaw(tx, bad, now, room)
+		n.storeGrantRaw(tx, []byte(strings.Replace(string(sign(stranger, n.Key())), `"exec"`, `"fs:write"`, 1)), now, room)
 		return nil
 	})
 	if c := count(); c != 0 {
@@ -362,9 +368,10 @@ func TestLooseGrantsBounded(t *testing.T) {
 	// Two messages' worth of loose grants: the second passes the bound.
 	for _, batch := range []int{MaxLooseGrants - 10, 30} {
 		err := n.db.Update(func(tx *store.Tx) error {
-			room := grantRoom(-1)
 			for range batch {
-				n.storeGrantRaw(tx, sign(stranger, other), now, &room)
+				// One grant per line, as in a flood of msgs (a line
+				// stores at most MaxGrantsPerLine).
+				n.storeGrantRaw(tx, sign(stranger, other), now, newGrantRoom())
 			}
 			return nil
 		})
@@ -375,22 +382,26 @@ func TestLooseGrantsBounded(t *testing.T) {
 	if c := count(); c != MaxLooseGrants {
 		t.Fatalf("%d grants stored, want %d", c, MaxLooseGrants)
 	}
-	trusted := newKey()
+	trusted, known := newKey(), newKey()
+	if err := n.Trust(trusted.Public().String(), true); err != nil {
+		t.Fatal(err)
+	}
 	err := n.db.Update(func(tx *store.Tx) error {
-		if err := tx.PutPeer(&store.Peer{Key: trusted.Public().String(), Trusted: true, FirstSeen: now, LastSeen: now}); err != nil {
+		if err := tx.PutPeer(&store.Peer{Key: known.Public().String(), Dialed: "tcp://127.0.0.1:1", FirstSeen: now, LastSeen: now}); err != nil {
 			return err
 		}
-		room := grantRoom(-1)
-		n.storeGrantRaw(tx, sign(stranger, n.Key()), now, &room) // for this node
-		n.storeGrantRaw(tx, sign(n.cfg.Key, other), now, &room)  // from it
-		n.storeGrantRaw(tx, sign(trusted, other), now, &room)    // from a trusted key
-		n.storeGrantRaw(tx, sign(stranger, other), now, &room)   // loose: no room
+		room := newGrantRoom()
+		n.storeGrantRaw(tx, sign(known, n.Key()), now, room)    // for this node, from a peer it dialed
+		n.storeGrantRaw(tx, sign(n.cfg.Key, other), now, room)  // from it
+		n.storeGrantRaw(tx, sign(trusted, other), now, room)    // from a trusted key
+		n.storeGrantRaw(tx, sign(stranger, other), now, room)   // loose: no room
+		n.storeGrantRaw(tx, sign(stranger, n.Key()), now, room) // for this node from a stranger: loose too
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := count(); c != MaxLooseGrants+3 {
-		t.Fatalf("%d grants stored, want %d (the three usable ones kept, the loose one not)", c, MaxLooseGrants+3)
+		t.Fatalf("%d grants stored, want %d (the three usable ones kept, the loose ones not)", c, MaxLooseGrants+3)
 	}
 }

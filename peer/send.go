@@ -85,7 +85,7 @@ type sendJob struct {
 	tmpl    []byte // m encoded with placeholders for id and ts
 	preview string
 	staged  []*stagedBlob
-	waiter  chan answer
+	waiter  *waiter
 	done    chan error
 }
 

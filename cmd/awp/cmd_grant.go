@@ -170,7 +170,7 @@ func (o *requestOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.to, "to", "", "the peer that runs the request: a key, a key prefix or a peer's name (required)")
 	fs.StringVar(&o.th, "th", "", "thread to send the request in (default: a new thread)")
 	fs.Var(&o.grants, "grant", "a file holding a grant to attach (repeatable)")
-	fs.durationVar(&o.timeout, "timeout", defaultRequestTimeout, "give up waiting for the answer after this long (0: no limit)")
+	fs.durationVar(&o.timeout, "timeout", defaultRequestTimeout, "give up waiting for the answer after this long; the request expires then and never runs later (0: no limit, no expiry)")
 	fs.StringVar(&o.dataJSON, "data-json", "", "the whole request data object, instead of the flags below")
 	fs.StringVar(&o.cmd, "cmd", "", "exec: a command line run with /bin/sh -c (or give argv after --)")
 	fs.StringVar(&o.cwd, "cwd", "", "exec: working directory relative to the workspace")
@@ -461,8 +461,15 @@ func runRequest(e *env, args []string) error {
 	}
 	ctx := e.ctx
 	if o.timeout > 0 {
+		// What this command stops waiting for must never run later: the
+		// request carries exp = now + timeout (docs/protocol/profile.md,
+		// "Request expiry"; an earlier exp in --data-json is kept).
+		deadline := time.Now().Add(o.timeout)
+		if req.Data, err = profile.WithExp(req.Data, deadline); err != nil {
+			return usagef("%v", strings.TrimPrefix(err.Error(), "profile: "))
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	e.notConnectedNote(ctx, c, req.To, "request")

@@ -73,8 +73,18 @@ func TestGrantsRevokeCmd(t *testing.T) {
 	}
 }
 
-// lastRequest returns the request the fake received last.
+// lastRequest returns the request the fake received last, with the exp
+// that `awp request` adds (default --timeout: now + 10 minutes) checked
+// and taken out of its data.
 func lastRequest(t *testing.T, f *localapitest.Fake) localapitest.RequestCall {
+	t.Helper()
+	r := lastRequestRaw(t, f)
+	r.Data = stripExp(t, r.Data, defaultRequestTimeout)
+	return r
+}
+
+// lastRequestRaw is lastRequest with the data as sent.
+func lastRequestRaw(t *testing.T, f *localapitest.Fake) localapitest.RequestCall {
 	t.Helper()
 	f.Lock()
 	defer f.Unlock()
@@ -82,6 +92,57 @@ func lastRequest(t *testing.T, f *localapitest.Fake) localapitest.RequestCall {
 		t.Fatal("no request reached the peer")
 	}
 	return f.Requests[len(f.Requests)-1]
+}
+
+// stripExp checks that data ends with an exp about timeout from now and
+// returns data without it.
+func stripExp(t *testing.T, data json.RawMessage, timeout time.Duration) json.RawMessage {
+	t.Helper()
+	exp, ok, err := profile.RequestExp(data)
+	if err != nil || !ok {
+		t.Fatalf("request data %s: no exp (%v)", data, err)
+	}
+	if d := time.Until(exp); d > timeout || d < timeout-time.Minute {
+		t.Fatalf("exp %v is %v from now, want about %v", exp, d, timeout)
+	}
+	text := `"exp":"` + exp.UTC().Format("2006-01-02T15:04:05.000Z") + `"`
+	s := string(data)
+	if !strings.HasSuffix(s, text+"}") {
+		t.Fatalf("request data %s: exp not written last", data)
+	}
+	s = strings.TrimSuffix(strings.TrimSuffix(s, text+"}"), ",") + "}"
+	return json.RawMessage(s)
+}
+
+// `awp request --timeout D` sets exp = now + D in the request (docs/protocol/profile.md
+// "Request expiry"); --timeout 0 sets none; an earlier exp in --data-json
+// is kept, a later one lowered, a malformed one is a usage error.
+func TestRequestExp(t *testing.T) {
+	f, dir := serveFake(t)
+	f.RequestResult = json.RawMessage(`{"exit":0}`)
+	to := fakeKey(t, "X")
+	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
+	ok(t, "request", "exec", "--data", dir, "--to", to, "--timeout", "3s", "--cmd", "true")
+	if got := stripExp(t, lastRequestRaw(t, f).Data, 3*time.Second); string(got) != `{"cmd":"true"}` {
+		t.Fatalf("data %s", got)
+	}
+	ok(t, "request", "exec", "--data", dir, "--to", to, "--timeout", "0", "--cmd", "true")
+	if got := lastRequestRaw(t, f).Data; string(got) != `{"cmd":"true"}` {
+		t.Fatalf("--timeout 0: data %s, want no exp", got)
+	}
+	early := time.Now().Add(time.Second).UTC().Format(time.RFC3339)
+	ok(t, "request", "exec", "--data", dir, "--to", to, "--timeout", "1h", "--data-json", `{"cmd":"true","exp":"`+early+`"}`)
+	if got := lastRequestRaw(t, f).Data; string(got) != `{"cmd":"true","exp":"`+early+`"}` {
+		t.Fatalf("earlier exp: data %s", got)
+	}
+	ok(t, "request", "exec", "--data", dir, "--to", to, "--timeout", "2m", "--data-json", `{"cmd":"true","exp":"2999-01-01T00:00:00Z"}`)
+	if exp, _, _ := profile.RequestExp(lastRequestRaw(t, f).Data); time.Until(exp) > 2*time.Minute {
+		t.Fatalf("later exp kept: %v", exp)
+	}
+	code, _, errs := awp(t, context.Background(), "request", "exec", "--data", dir, "--to", to, "--data-json", `{"cmd":"true","exp":"soon"}`)
+	if code != exitUsage || !strings.Contains(errs, "exp") {
+		t.Fatalf("bad exp: exit %d, stderr %q", code, errs)
+	}
 }
 
 func TestRequestExec(t *testing.T) {

@@ -3,6 +3,8 @@ package grant
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -43,6 +45,55 @@ type Grant struct {
 	Note  string          // "" when absent
 	Sig   string          // unpadded base64url Ed25519 signature
 	Raw   json.RawMessage // the exact object bytes; what Verify checks and what is forwarded
+
+	canon []byte // the canonical JSON of Raw, sig included (set by Parse)
+}
+
+// SigSize is the size of an Ed25519 signature; a grant's sig is its
+// strict unpadded base64url text (86 characters).
+const SigSize = 64
+
+// MaxAttached bounds the grants one profile request may carry ("grant"
+// and "grants" together; Attached refuses more). Each may cost the
+// executing peer a signature check, and a real request needs one or two
+// (the grant, and an introduce grant for its issuer); Node.Request
+// attaches at most this many.
+const MaxAttached = 32
+
+// IDPrefix starts every grant id.
+const IDPrefix = "g_"
+
+// ID returns the grant's identity (docs/protocol/grants.md): "g_" and the first 12
+// bytes of the SHA-256 of its canonical JSON with sig included, in hex.
+// The same signed grant re-encoded (members in another order, other white
+// space or string escapes) has the same ID; keys, the signature and the
+// nonce have one text each (Parse refuses any other), so they cannot make
+// a second ID for one grant.
+func (g *Grant) ID() string {
+	c := g.canon
+	if c == nil {
+		var err error
+		if c, err = wire.Canonical(g.Raw); err != nil {
+			return ""
+		}
+	}
+	return idOf(c)
+}
+
+func idOf(canon []byte) string {
+	h := sha256.Sum256(canon)
+	return IDPrefix + hex.EncodeToString(h[:12])
+}
+
+// Canonical returns the grant's canonical JSON, sig included: the form a
+// peer stores and forwards (its signature is the same as Raw's). The
+// caller must not change it.
+func (g *Grant) Canonical() []byte {
+	if g.canon != nil {
+		return g.canon
+	}
+	c, _ := wire.Canonical(g.Raw)
+	return c
 }
 
 func malformed(format string, a ...any) error {
@@ -63,7 +114,8 @@ func Parse(raw []byte) (*Grant, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, malformed("not a JSON object")
 	}
-	if _, err := wire.Canonical(raw); err != nil {
+	canon, err := wire.Canonical(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	// Decode field by field with exact names: encoding/json matches struct
@@ -72,8 +124,7 @@ func Parse(raw []byte) (*Grant, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, malformed("decode: %v", err)
 	}
-	g := &Grant{Raw: append(json.RawMessage(nil), raw...)}
-	var err error
+	g := &Grant{Raw: append(json.RawMessage(nil), raw...), canon: canon}
 	if g.Iss, err = reqKey(m, "iss"); err != nil {
 		return nil, err
 	}
@@ -100,11 +151,16 @@ func Parse(raw []byte) (*Grant, error) {
 	if g.Sig, err = reqString(m, "sig"); err != nil {
 		return nil, err
 	}
-	if g.Sig == "" {
-		return nil, malformed("sig is empty")
+	if b, err := key.DecodeStrict(g.Sig); err != nil || len(b) != SigSize {
+		return nil, malformed("sig %q is not a %d-byte signature in strict unpadded base64url", trunc(g.Sig), SigSize)
 	}
 	if g.Nonce, err = optString(m, "nonce"); err != nil {
 		return nil, err
+	}
+	if _, ok := m["nonce"]; ok {
+		if _, err := key.DecodeStrict(g.Nonce); err != nil {
+			return nil, malformed("nonce %q is not strict unpadded base64url", trunc(g.Nonce))
+		}
 	}
 	if g.Note, err = optString(m, "note"); err != nil {
 		return nil, err
@@ -315,6 +371,13 @@ func Attached(data json.RawMessage) ([]*Grant, error) {
 			return nil, malformed("request grants: %v", err)
 		}
 	}
+	n := len(grants)
+	if r, ok := m["grant"]; ok && string(r) != "null" {
+		n++
+	}
+	if n > MaxAttached {
+		return nil, malformed("request carries %d grants, at most %d", n, MaxAttached)
+	}
 	var out []*Grant
 	add := func(r json.RawMessage) error {
 		g, err := Parse(r)
@@ -335,4 +398,39 @@ func Attached(data json.RawMessage) ([]*Grant, error) {
 		}
 	}
 	return out, nil
+}
+
+// Repair returns the canonical form of a grant stored by an earlier
+// version, which took any text its base64url decoder accepted as sig
+// (unused low bits set, line breaks): the same signature written in its
+// one strict text, so the grant gets the ID that every encoding of it has
+// now. The signature is unchanged (it does not cover sig). Raw that
+// Parse accepts comes back as its canonical form; anything else is an
+// error wrapping ErrMalformed.
+func Repair(raw []byte) ([]byte, error) {
+	if g, err := Parse(raw); err == nil {
+		return g.Canonical(), nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, malformed("repair: not a JSON object")
+	}
+	var sig string
+	if json.Unmarshal(m["sig"], &sig) != nil {
+		return nil, malformed("repair: sig is not a string")
+	}
+	b, err := key.B64.DecodeString(sig) // what earlier versions verified
+	if err != nil || len(b) != SigSize {
+		return nil, malformed("repair: sig does not decode to a signature")
+	}
+	m["sig"], _ = json.Marshal(key.B64.EncodeToString(b))
+	fixed, err := canonicalOf(m)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Parse(fixed)
+	if err != nil {
+		return nil, err
+	}
+	return g.Canonical(), nil
 }

@@ -1,6 +1,7 @@
 package grant
 
 import (
+	"slices"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -30,6 +31,14 @@ type Checker struct {
 	Self    key.PublicKey            // this peer's own key; always trusted
 	Trusted func(key.PublicKey) bool // the peer's trust list; nil trusts only Self
 	Now     func() time.Time         // clock; nil is time.Now
+
+	// Stored, when not nil, returns the grants the peer holds whose
+	// subject is sub (an index: SPEC §10 applies the rule over the grants
+	// attached to a request together with those stored). Check tries
+	// them before the grants passed to it and takes their signatures as
+	// verified: the peer checked each once, when it stored it. It must
+	// not return revoked grants, and the caller must not change them.
+	Stored func(sub key.PublicKey) []*Grant
 }
 
 func (c Checker) now() time.Time {
@@ -54,15 +63,16 @@ func (c Checker) Honors(requester key.PublicKey, cap string, grants []*Grant) (o
 }
 
 // Check is Honors returning the grant that honors the request (nil when
-// none does), for logs and audit. Grants are tried in order; the first that
-// honors wins.
+// none does), for logs and audit. Stored grants for the requester are
+// tried first, then grants in order; the first that honors wins.
 func (c Checker) Check(requester key.PublicKey, cap string, grants []*Grant) (*Grant, string) {
 	if c.Self.IsZero() {
 		return nil, WhyNoSelf
 	}
 	ck := &check{Checker: c, now: c.now(), all: grants, sig: map[*Grant]bool{}, intro: map[key.PublicKey]introResult{}}
 	best, bestRank := WhyNoGrant, -1
-	for _, g := range grants {
+	// A new slice: the one Stored returns is not ours to append to.
+	for _, g := range slices.Concat(ck.stored(requester), grants) {
 		rank, why := ck.honorsOne(requester, cap, g)
 		if rank == rankOK {
 			return g, ""
@@ -134,7 +144,7 @@ func (c *check) honorsOne(requester key.PublicKey, cap string, g *Grant) (int, s
 func (c *check) introduced(iss key.PublicKey) introResult {
 	why := WhyNotTrusted
 	introRank := -1
-	for _, in := range c.all {
+	for _, in := range slices.Concat(c.stored(iss), c.all) {
 		if in == nil || in.Sub != iss || !in.Has(CapIntroduce) {
 			continue
 		}
@@ -179,6 +189,19 @@ func (c *check) valid(g *Grant, sub key.PublicKey, cap string) string {
 		return WhyBadSig
 	}
 	return ""
+}
+
+// stored returns the peer's stored grants for sub (see Checker.Stored),
+// marked as verified.
+func (c *check) stored(sub key.PublicKey) []*Grant {
+	if c.Stored == nil {
+		return nil
+	}
+	gs := c.Stored(sub)
+	for _, g := range gs {
+		c.sig[g] = true
+	}
+	return gs
 }
 
 func (c *check) verified(g *Grant) bool {

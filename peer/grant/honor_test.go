@@ -264,3 +264,49 @@ func TestSign(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerStored: grants from Checker.Stored are tried for the
+// requester and for an issuer's introduce grant, taken as verified (the
+// peer verified them when it stored them), and not appended to.
+func TestCheckerStored(t *testing.T) {
+	self, trusted, intro, req := testKey(t, 1), testKey(t, 2), testKey(t, 3), testKey(t, 4)
+	exp := t0.Add(time.Hour)
+	byIntro := mustSign(t, intro, req.Public(), []string{CapExec}, exp)
+	introGrant := mustSign(t, trusted, intro.Public(), []string{CapIntroduce}, exp)
+	stored := map[key.PublicKey][]*Grant{
+		req.Public():   {byIntro},
+		intro.Public(): {introGrant},
+	}
+	calls := 0
+	c := Checker{Self: self.Public(), Now: func() time.Time { return t0 },
+		Trusted: func(k key.PublicKey) bool { return k == trusted.Public() },
+		Stored:  func(sub key.PublicKey) []*Grant { calls++; return stored[sub] }}
+	if ok, why := c.Honors(req.Public(), CapExec, nil); !ok {
+		t.Fatalf("stored grant by an introduced issuer refused: %s", why)
+	}
+	if calls != 2 {
+		t.Errorf("Stored called %d times, want 2 (requester, issuer)", calls)
+	}
+	// Taken as verified: a stored grant is not checked again (this one's
+	// signature is broken on purpose, which a real store never holds).
+	forged, err := Parse(bytes.Replace(byIntro.Raw, []byte(`"exec"`), []byte(`"fs:write"`), 1))
+	if err != nil || forged.Verify() == nil {
+		t.Fatalf("tampered grant: %v", err)
+	}
+	stored[req.Public()] = []*Grant{forged}
+	if ok, _ := c.Honors(req.Public(), CapFSWrite, nil); !ok {
+		t.Error("a stored grant was verified again")
+	}
+	// The same grant attached (not stored) is verified, and refused.
+	stored[req.Public()] = nil
+	if ok, why := c.Honors(req.Public(), CapFSWrite, []*Grant{forged}); ok || why != WhyBadSig {
+		t.Errorf("attached forged grant: %v %q", ok, why)
+	}
+	// Check does not append to the slice Stored returns.
+	backing := append(make([]*Grant, 0, 8), byIntro)
+	stored[req.Public()] = backing
+	c.Check(req.Public(), CapExec, []*Grant{introGrant, introGrant})
+	if full := backing[:cap(backing)]; full[1] != nil {
+		t.Error("Check appended to the stored slice")
+	}
+}

@@ -1,12 +1,14 @@
 package grant
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -15,11 +17,15 @@ const (
 	kB = "ed25519:2inpWwLgD_oVZFd1-x0roiKhlDOV7qBrlOLAV7e-adA"
 )
 
+// fakeSig is a well-formed signature text that verifies nothing: 64
+// bytes of 0x07 in strict unpadded base64url.
+var fakeSig = key.B64.EncodeToString(bytes.Repeat([]byte{7}, SigSize))
+
 // base is a well-formed (unsigned: bad sig) grant with one field replaced.
 func base(field, value string) string {
 	f := map[string]string{
 		"iss": `"` + kA + `"`, "sub": `"` + kB + `"`, "caps": `["exec"]`,
-		"exp": `"2030-01-01T00:00:00Z"`, "nonce": `"bm9uY2U"`, "sig": `"c2ln"`,
+		"exp": `"2030-01-01T00:00:00Z"`, "nonce": `"bm9uY2U"`, "sig": `"` + fakeSig + `"`,
 	}
 	if value == "" {
 		delete(f, field)
@@ -50,7 +56,7 @@ func TestParseGood(t *testing.T) {
 			t.Errorf("Parse(%s): %v", s, err)
 			continue
 		}
-		if g.Iss.String() != kA || g.Sub.String() != kB || !g.Has("exec") || g.Sig != "c2ln" {
+		if g.Iss.String() != kA || g.Sub.String() != kB || !g.Has("exec") || g.Sig != fakeSig {
 			t.Errorf("fields of %s: %+v", s, g)
 		}
 		if g.Raw[0] != '{' || g.Raw[len(g.Raw)-1] != '}' {
@@ -105,12 +111,24 @@ func TestParseBad(t *testing.T) {
 		"note number":     base("note", `3`),
 		"note null":       base("note", `null`),
 		"nonce number":    base("nonce", `3`),
-		"float field":     base("x", `1.5`),
-		"exponent":        base("x", `1e3`),
-		"duplicate key":   strings.Replace(base("", ""), "{", `{"sub":"`+kA+`",`, 1),
-		"invalid utf8":    base("note", "\"\xff\""),
-		"too large":       base("x", `"`+strings.Repeat("a", MaxSize)+`"`),
-		"deep":            base("x", strings.Repeat("[", 100)+strings.Repeat("]", 100)),
+		// docs/protocol/grants.md: one text per signature and nonce.
+		"sig short":           base("sig", `"c2ln"`),
+		"sig 65 bytes":        base("sig", `"`+key.B64.EncodeToString(make([]byte, SigSize+1))+`"`),
+		"sig low bits set":    base("sig", `"`+fakeSig[:85]+"x"+`"`),
+		"sig padded":          base("sig", `"`+fakeSig+`=="`),
+		"sig with a newline":  base("sig", `"`+fakeSig[:40]+`\n`+fakeSig[40:]+`"`),
+		"sig with a CR":       base("sig", `"`+fakeSig[:40]+`\r`+fakeSig[40:]+`"`),
+		"sig std alphabet":    base("sig", `"`+strings.Repeat("+", 86)+`"`),
+		"nonce low bits set":  base("nonce", `"bm9uY2V"`),
+		"nonce padded":        base("nonce", `"bm9uY2U="`),
+		"nonce with newline":  base("nonce", `"bm9u\nY2U"`),
+		"nonce not base64url": base("nonce", `"n/o"`),
+		"float field":         base("x", `1.5`),
+		"exponent":            base("x", `1e3`),
+		"duplicate key":       strings.Replace(base("", ""), "{", `{"sub":"`+kA+`",`, 1),
+		"invalid utf8":        base("note", "\"\xff\""),
+		"too large":           base("x", `"`+strings.Repeat("a", MaxSize)+`"`),
+		"deep":                base("x", strings.Repeat("[", 100)+strings.Repeat("]", 100)),
 	}
 	for name, s := range bad {
 		if _, err := Parse([]byte(s)); !errors.Is(err, ErrMalformed) {

@@ -129,6 +129,28 @@ func (p PublicKey) VerifyText(msg []byte, sig string) bool {
 	return p.Verify(msg, b)
 }
 
+// ErrNotStrict is returned by DecodeStrict for a text that is not the one
+// unpadded base64url form of its bytes.
+var ErrNotStrict = errors.New("key: not strict unpadded base64url")
+
+// DecodeStrict decodes the unpadded base64url text of a key, signature or
+// nonce strictly (docs/protocol/grants.md): padding, line breaks, characters outside
+// the alphabet and unused low bits that are not zero are refused, so the
+// same bytes have exactly one text. (encoding/base64 skips CR and LF even
+// in Strict mode; they are refused here.)
+func DecodeStrict(s string) ([]byte, error) {
+	if strings.ContainsAny(s, "\r\n=") {
+		return nil, ErrNotStrict
+	}
+	b, err := strictB64.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotStrict, err)
+	}
+	return b, nil
+}
+
+var strictB64 = B64.Strict()
+
 // MarshalText implements encoding.TextMarshaler.
 func (p PublicKey) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 

@@ -12,8 +12,9 @@ import (
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 // IDGen makes ULIDs that increase strictly in the order they are made, even
-// within one millisecond or when the clock steps back. The zero value is
-// ready; Now may be set for tests.
+// within one millisecond or when the clock steps back, by random steps: an
+// id seen does not tell the next. The zero value is ready; Now may be set
+// for tests.
 type IDGen struct {
 	Now func() time.Time
 
@@ -41,13 +42,25 @@ func (g *IDGen) New() string {
 		u[6] &= 0x7f // leave room to increment within this millisecond
 	} else {
 		u = g.last
-		// Increment the 80-bit random part; on overflow (only reachable after
-		// Observe of an id whose random part is all ones) carry into the
-		// timestamp rather than wrap to a smaller id.
-		for i := 15; i >= 0; i-- {
-			u[i]++
-			if u[i] != 0 {
-				break
+		// Add a random step of 1 to 2^32 to the 80-bit random part (not
+		// 1: the next id must not be guessable from one seen, nor a
+		// line's id from the gap it leaves between two others); on
+		// overflow (only reachable after Observe of an id near the top)
+		// carry into the timestamp rather than wrap to a smaller id.
+		var r [4]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			panic(err)
+		}
+		step := uint64(binary.BigEndian.Uint32(r[:])) + 1
+		lo := binary.BigEndian.Uint64(u[8:16])
+		sum := lo + step
+		binary.BigEndian.PutUint64(u[8:16], sum)
+		if sum < lo {
+			for i := 7; i >= 0; i-- {
+				u[i]++
+				if u[i] != 0 {
+					break
+				}
 			}
 		}
 	}
