@@ -19,11 +19,11 @@ import (
 // for longer.
 const AllowFor = time.Hour
 
-// MaxGrantFor is the longest grant a decision can sign: peer.Node.Decide
-// treats a longer Decision.For as 0, and a grant request's ttl over it as
-// no ttl (a 1-hour grant). A request asking for longer is offered
-// AllowFor only.
-const MaxGrantFor = 30 * 24 * time.Hour
+// MaxGrantFor is the longest grant a decision can sign (peer.MaxGrantTTL):
+// peer.Node.Decide treats a longer Decision.For as 0, and the node denies a
+// grant request asking for longer before anyone sees it. A request shown
+// with a longer ttl (from an older node) is offered AllowFor only.
+const MaxGrantFor = peer.MaxGrantTTL
 
 // FieldRefused is the label of the field that says the node will refuse
 // the request whatever the person decides (a path outside the workspace or
