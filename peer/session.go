@@ -427,11 +427,13 @@ const lastSeenEvery = time.Minute
 func (n *Node) notePeer(s *session) {
 	now := n.now()
 	h := s.hello
+	ep := n.wgEndpoint(s) // where to announce a restart to (wgkeys.go)
 	// Checked in a read first: a commit costs fsyncs even when its ops
 	// end up writing nothing.
 	unchanged := func(p *store.Peer, ok bool) bool {
 		return ok && p.Name == h.Name && p.About == h.About && slices.Equal(p.Listen, h.Listen) &&
 			slices.Equal(p.Caps, h.Caps) && (s.dialAddr == "" || p.Dialed != "") &&
+			(ep == "" || p.WGEndpoint == ep) &&
 			now.Sub(p.LastSeen) < lastSeenEvery && !now.Before(p.LastSeen)
 	}
 	skip := false
@@ -453,6 +455,9 @@ func (n *Node) notePeer(s *session) {
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {
 			p.Dialed = s.dialAddr
+		}
+		if ep != "" {
+			p.WGEndpoint = ep
 		}
 		return tx.PutPeer(p)
 	}})

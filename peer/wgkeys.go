@@ -73,8 +73,9 @@ type announcement struct {
 	addr string
 }
 
-// wgListenOf returns k's own wg listen address (with k's key and an IP
-// literal host, not 0.0.0.0 or [::]) from its record, or "".
+// wgListenOf returns where to announce a restart to k: its own wg listen
+// address (with k's key and an IP literal host, not 0.0.0.0 or [::]) from
+// its record, else the UDP endpoint of its last tunnel session, else "".
 func wgListenOf(k key.PublicKey, p *store.Peer) string {
 	for _, l := range p.Listen {
 		if !strings.HasPrefix(l, "wg://") {
@@ -87,6 +88,21 @@ func wgListenOf(k key.PublicKey, p *store.Peer) string {
 		if ip, err := netip.ParseAddr(a.Host); err == nil && !ip.IsUnspecified() {
 			return l
 		}
+	}
+	if ap, err := netip.ParseAddrPort(p.WGEndpoint); err == nil && ap.Port() != 0 && !ap.Addr().IsUnspecified() {
+		return "wg://" + ap.String() + "#" + k.String()
+	}
+	return ""
+}
+
+// wgEndpoint returns the UDP endpoint of s's WireGuard peer, "" when s
+// does not run through the wg binding or it is not known.
+func (n *Node) wgEndpoint(s *session) string {
+	if _, ok := transport.TunnelPeer(s.c); !ok {
+		return ""
+	}
+	if ep, ok := n.tm.WGEndpoint(s.peer); ok {
+		return ep.String()
 	}
 	return ""
 }

@@ -15,12 +15,18 @@ import (
 
 // wgPair makes two nodes on wg. bothDial: each adds the other's invite
 // (and so each dials the other, as two people who swapped invites);
-// otherwise b adds a's invite and dials it, and a trusts b.
-func wgPair(t *testing.T, bothDial bool) (a, b *testNode) {
+// otherwise b adds a's invite and dials it, and a trusts b. dialOnly: b
+// has no wg listener (it dials from an ephemeral port, which its hello
+// does not list).
+func wgPair(t *testing.T, bothDial, dialOnly bool) (a, b *testNode) {
 	t.Helper()
 	wgl := func(c *Config) { c.Listen = []string{"wg://127.0.0.1:0"} }
 	a = newTestNode(t, "a", wgl)
-	b = newTestNode(t, "b", wgl)
+	if dialOnly {
+		b = newTestNode(t, "b", func(c *Config) { c.Listen = []string{"tcp://127.0.0.1:0"} })
+	} else {
+		b = newTestNode(t, "b", wgl)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if bothDial {
@@ -99,15 +105,18 @@ func TestWGRestartReconnects(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		bothDial bool
+		dialOnly bool
 		restart  string // "a" (listener, or the dialer whose session lost the crossing) or "b"
 	}{
-		{"both dial, restart the loser", true, "loser"},
-		{"both dial, restart the winner", true, "winner"},
-		{"b dials, restart the listener", false, "a"},
-		{"b dials, restart the dialer", false, "b"},
+		{"both dial, restart the loser", true, false, "loser"},
+		{"both dial, restart the winner", true, false, "winner"},
+		{"b dials, restart the listener", false, false, "a"},
+		{"b dials, restart the dialer", false, false, "b"},
+		// a announces its restart to the endpoint it last saw b at.
+		{"b dials without a wg listener, restart the listener", false, true, "a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := wgPair(t, tc.bothDial)
+			a, b := wgPair(t, tc.bothDial, tc.dialOnly)
 			r, other := b, a
 			switch tc.restart {
 			case "a":

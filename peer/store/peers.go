@@ -28,6 +28,9 @@ type Peer struct {
 	// authentication (its tailcat token): shown to this node's person,
 	// passed on to no one.
 	PrivateListen []string `json:"private_listen,omitempty"`
+	// WGEndpoint is the UDP endpoint (HOST:PORT) of the peer's last
+	// session over the wg binding: where a restarted node tells it so.
+	WGEndpoint string `json:"wg_endpoint,omitempty"`
 }
 
 // Peer returns a peer's record.

@@ -219,6 +219,18 @@ func (m *Manager) AnnounceKey(k key.PublicKey, addr string) error {
 	return dev.Announce(k, netip.AddrPortFrom(ip, uint16(a.Port)))
 }
 
+// WGEndpoint returns the UDP endpoint the wg device uses for k (learned
+// from configuration or k's packets), if any.
+func (m *Manager) WGEndpoint(k key.PublicKey) (netip.AddrPort, bool) {
+	m.mu.Lock()
+	dev := m.dev
+	m.mu.Unlock()
+	if dev == nil {
+		return netip.AddrPort{}, false
+	}
+	return dev.PeerEndpoint(k)
+}
+
 // Allowed reports whether k is configured to reach this node over wg.
 func (m *Manager) Allowed(k key.PublicKey) bool {
 	m.mu.Lock()
