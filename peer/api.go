@@ -54,7 +54,8 @@ type PeerInfo struct {
 	Caps         []string `json:"caps,omitempty"`
 	RTTms        int64    `json:"rtt,omitempty"`
 	LastSeen     string   `json:"last_seen,omitempty"`
-	Dialed       string   `json:"dialed,omitempty"` // address this node keeps dialing
+	Dialed       string   `json:"dialed,omitempty"`  // address this node keeps dialing
+	Invited      bool     `json:"invited,omitempty"` // the person added its invite
 }
 
 // BlobInfo is one blob received or sent. Received counts bytes stored so far.

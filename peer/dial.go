@@ -10,6 +10,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/transport/wg"
 )
 
 // dialer keeps a connection to one address up, redialing with backoff.
@@ -144,6 +145,10 @@ func (n *Node) dialLoop(d *dialer) {
 			if n.ctx.Err() != nil {
 				d.report(attempt, dialResult{err: ErrClosed})
 				return
+			}
+			var nh *wg.NoHandshakeError
+			if errors.As(err, &nh) {
+				err = nh // "KEY has not added your invite", without the layers
 			}
 			n.log.Info("dial failed", "addr", d.addr, "err", err, "retry", backoff)
 			d.report(attempt, dialResult{err: connectError(d.addr, err)})

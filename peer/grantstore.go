@@ -365,7 +365,7 @@ func (n *Node) usableGrant(tx *store.Tx, g *grant.Grant) bool {
 
 // knownPeer reports whether k is a peer this node knows beyond having
 // seen it connect (which any throwaway key can): trusted, dialed by this
-// node (an address it keeps dialing, as one from an invite), introduced by
+// node (an address it keeps dialing), added from an invite, introduced by
 // a key it trusts, or given a grant by this node. Budgets that a flood of
 // strangers must not exhaust (approval slots) keep room for known peers.
 func (n *Node) knownPeer(k key.PublicKey) bool {
@@ -388,7 +388,7 @@ func (n *Node) knownPeerTx(tx *store.Tx, k key.PublicKey) bool {
 	if !ok {
 		return false
 	}
-	if p.Dialed != "" {
+	if known(p) { // trusted, dialed, or added from an invite
 		return true
 	}
 	if p.IntroducedBy != "" {

@@ -96,8 +96,19 @@ func (h *hsWriter) finish() error {
 // dialed ("" for an accepted connection). On failure it sends the spec's
 // err line, closes c and returns a *HandshakeError or the I/O error.
 func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
+	return n.handshakeSlot(c, dialAddr, nil)
+}
+
+// handshakeSlot is handshake for an accepted connection holding slot
+// (hsadmit.go), which it marks once the peer has authenticated.
+func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*session, error) {
 	start := time.Now()
-	_ = c.SetDeadline(start.Add(n.cfg.HandshakeTimeout))
+	deadline := start.Add(n.cfg.HandshakeTimeout)
+	_ = c.SetDeadline(deadline)
+	// The hello comes first and at once (SPEC §4): a connection that sends
+	// none holds its slot HelloTimeout at most.
+	helloBy := start.Add(min(HelloTimeout, n.cfg.HandshakeTimeout))
+	_ = c.SetReadDeadline(helloBy)
 	r := wire.NewReader(c)
 	hw := newHSWriter(c)
 	finished := false
@@ -159,6 +170,10 @@ func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = c.SetReadDeadline(deadline)
+	if slot != nil {
+		slot.stage.Store(hsHello)
+	}
 	ph, ok := f.(*wire.Hello)
 	if !ok {
 		return nil, fail(wire.CodeUnauthenticated, "expected hello, got "+f.Header().T, f.Header().ID)
@@ -191,6 +206,9 @@ func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
 	}
 	if !pk.VerifyText(wire.AuthMessage(ph.Raw(), myRaw), pa.Sig) {
 		return nil, fail(wire.CodeAuthFailed, "auth signature does not verify", pa.ID)
+	}
+	if slot != nil {
+		slot.stage.Store(hsAuthed)
 	}
 	if tk, ok := transport.TunnelPeer(c); ok && tk != pk {
 		return nil, fail(wire.CodeNotAllowed, "hello key is not the tunnel's WireGuard peer", ph.ID)
@@ -246,17 +264,9 @@ func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
 }
 
 // advertised is the listen list a hello carries: the bound addresses that
-// another peer could dial (not unix sockets, which are local paths).
-func (n *Node) advertised() []string {
-	var out []string
-	for _, a := range n.ListenAddrs() {
-		if len(a) > 7 && a[:7] == "unix://" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
+// another peer could dial, without the secret ones (listen.go): a hello
+// goes to anyone, before authentication.
+func (n *Node) advertised() []string { return n.listenAddrs(false) }
 
 // refuse applies the accept policy to an authenticated incoming key; it
 // returns why the key is refused, or "".
@@ -275,8 +285,8 @@ func (n *Node) refuse(k key.PublicKey) string {
 			return "this peer accepts trusted keys only"
 		}
 	case AcceptKnown:
-		if p == nil {
-			return "this peer accepts known keys only"
+		if !known(p) {
+			return "this peer accepts known keys only (trusted, dialed or added from an invite)"
 		}
 	}
 	return ""

@@ -130,7 +130,14 @@ func (s *session) handle(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 	case *wire.Presence:
 		n.onPresence(s, f)
 	case *wire.Unknown:
-		// Unknown types are ignored (SPEC §2).
+		// Unknown types are ignored (SPEC §2), but for this node's own
+		// extensions.
+		switch f.T {
+		case typeListen:
+			n.onListen(s, f.Raw())
+		case TypeKeepalive:
+			n.onKeepalive(s, f.Raw())
+		}
 	default:
 		if wire.IsContent(f.Header().T) {
 			return s.receive(f, hs, rx)

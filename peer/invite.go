@@ -25,8 +25,10 @@ var ErrBadInvite = errors.New("peer: bad invite")
 // Invite returns this peer's invite: "awp:" and the unpadded base64url of
 // its card {key, name, listen}. Listen addresses bound to all interfaces
 // are listed once per interface address, so the other side can dial one.
+// Unlike a hello, an invite carries the tailcat token: the person hands it
+// to whom they choose.
 func (n *Node) Invite() string {
-	card := wire.Card{Key: n.pub.String(), Name: n.cfg.Name, Listen: expandUnspecified(n.advertised())}
+	card := wire.Card{Key: n.pub.String(), Name: n.cfg.Name, Listen: expandUnspecified(n.listenAddrs(true))}
 	b, _ := json.Marshal(card)
 	return InvitePrefix + key.B64.EncodeToString(b)
 }
@@ -79,6 +81,7 @@ func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 		if c.About != "" {
 			p.About = wire.Clip(c.About, MaxPeerAbout)
 		}
+		p.Invited = true // the person chose this key (NOTES §4)
 		return tx.PutPeer(p)
 	})
 	if err != nil {

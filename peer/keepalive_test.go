@@ -1,8 +1,13 @@
 package peer
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 func TestKeepalive(t *testing.T) {
@@ -37,5 +42,59 @@ func TestKeepalive(t *testing.T) {
 		case <-deadline:
 			t.Fatal("a silent peer's session was never dropped")
 		}
+	}
+}
+
+// TestPingPong: the node answers a ping with its pong at once, bounds the
+// pongs of a ping flood (a peer that floods and does not read cannot grow
+// the queue ahead of content), and a probe of a session whose peer
+// announces pings but stays silent finds it dead, one that answers alive.
+func TestPingPong(t *testing.T) {
+	a := newTestNode(t, "a")
+	p := dialRaw(t, a)
+	p.sendHello(p.hello(map[string]any{"caps": []string{"chat", TypeKeepalive, capPing}}))
+	p.finishHandshake()
+	eventually(t, "a's session with the raw peer", func() bool { return a.sessionFor(p.priv.Public()) != nil })
+	s := a.sessionFor(p.priv.Public())
+
+	// A silent peer (announcing pings) fails a probe.
+	if s.probe(200 * time.Millisecond) {
+		t.Fatal("a silent peer passed a probe")
+	}
+	// One that answers passes.
+	done := make(chan bool, 1)
+	go func() { done <- s.probe(10 * time.Second) }()
+	for {
+		f := p.read()
+		if u, ok := f.(*wire.Unknown); ok && u.T == TypeKeepalive && strings.Contains(string(u.Raw()), `"ping"`) {
+			var k struct{ Ping string }
+			json.Unmarshal(u.Raw(), &k)
+			if k.Ping == "" {
+				continue
+			}
+			p.line(p.obj(TypeKeepalive, map[string]any{"pong": k.Ping}))
+			if !<-done {
+				t.Fatal("a peer that answered failed the probe")
+			}
+			break
+		}
+	}
+
+	// A flood of pings gets at most the burst, and the node serves on.
+	start := time.Now()
+	for i := range 1000 {
+		p.line(p.obj(TypeKeepalive, map[string]any{"ping": fmt.Sprint("p", i)}))
+	}
+	th := "thr_pingflood"
+	id, m := p.msg(th, "after the flood")
+	p.line(m)
+	pongs := 0
+	for _, l := range p.untilAck(th, id) {
+		if strings.Contains(string(l), `"pong"`) {
+			pongs++
+		}
+	}
+	if max := pongBurst + int(time.Since(start)/pongEvery) + 1; pongs == 0 || pongs > max {
+		t.Fatalf("%d pongs for 1000 pings, want 1 to %d", pongs, max)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // Accept policies for incoming keys.
 const (
 	AcceptAny     = "any"     // any authenticated key (capabilities still need grants)
-	AcceptKnown   = "known"   // keys this node has seen, dialed, trusted or been introduced to
+	AcceptKnown   = "known"   // keys the person chose: trusted, dialed, or added from an invite (not introduced ones)
 	AcceptTrusted = "trusted" // trusted keys only
 )
 
@@ -93,7 +93,7 @@ var (
 )
 
 // DefaultCaps are the capabilities this peer announces.
-var DefaultCaps = []string{"chat", "blob", "grant", "introduce", "presence", "mirror", TypeKeepalive}
+var DefaultCaps = []string{"chat", "blob", "grant", "introduce", "presence", "mirror", TypeKeepalive, capPing}
 
 // Node is an AWP peer.
 type Node struct {
@@ -114,7 +114,7 @@ type Node struct {
 	events   broker
 	mirror   mirrorState
 	pres     presenceState
-	hsSem    chan struct{} // bounds handshakes in flight
+	hs       hsAdmit // accepted connections in their handshake
 	inflight budget
 	grants   grantIndex // stored grants, by subject (grantstore.go)
 	trust    trustSet   // the trust list in memory
@@ -204,7 +204,6 @@ func New(cfg Config) (*Node, error) {
 		approvals: map[string]*pending{},
 		waiters:   requestWaiters{},
 		pres:      presenceState{changed: make(chan struct{}, 1), detail: cfg.Presence},
-		hsSem:     make(chan struct{}, 64),
 		inflight:  budget{max: maxInflight},
 		doneCh:    make(chan struct{}),
 	}
@@ -221,7 +220,7 @@ func New(cfg Config) (*Node, error) {
 		return nil
 	})
 	n.tm = transport.New(transport.Options{Key: cfg.Key, AllowPublicTCP: cfg.AllowPublicTCP, Logger: log,
-		Tailcat: tailcatOptions(cfg.Tailcat, cfg.DataDir)})
+		Tailcat: tailcatOptions(cfg.Tailcat, cfg.DataDir), OnWGHandshake: n.probeTunnel, OnWGRefused: n.onWGRefused})
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.commit.init(n)
 	return n, nil
@@ -293,13 +292,19 @@ func (n *Node) Start() error {
 		}
 	}
 	dials := append([]string(nil), n.cfg.Dial...)
+	var announce []announcement
 	_ = n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
 			if p.Dialed != "" {
 				dials = append(dials, p.Dialed)
 			}
-			if k, err := key.ParsePublic(p.Key); err == nil {
+			// Only keys the person chose reach this node over wg, also
+			// after a restart (NOTES §4): not every key ever stored.
+			if k, err := key.ParsePublic(p.Key); err == nil && known(p) {
 				n.tm.AllowKey(k)
+				if a := wgListenOf(k, p); a != "" && p.Dialed == "" {
+					announce = append(announce, announcement{k, a})
+				}
 			}
 			return true
 		})
@@ -308,6 +313,7 @@ func (n *Node) Start() error {
 	for _, a := range dials {
 		n.ensureDialer(a)
 	}
+	n.announceRestart(announce)
 	n.log.Info("node started", "key", n.pub.String(), "name", n.cfg.Name, "listen", n.ListenAddrs())
 	return nil
 }
@@ -370,19 +376,25 @@ func (n *Node) acceptLoop(l transport.Listener) {
 			continue
 		}
 		backoff = 5 * time.Millisecond
-		select {
-		case n.hsSem <- struct{}{}:
-		case <-n.ctx.Done():
-			c.Close()
-			return
+		// Never wait for a slot here: a full table makes room (hsadmit.go).
+		slot, evicted := n.hs.admit(c, time.Now())
+		if evicted {
+			if due, total := n.hs.warnDue(time.Now()); due {
+				n.log.Warn("handshake slots full: closing the connections that waited longest",
+					"evicted_in_all", total, "slots", MaxHandshakes, "per_source", MaxHandshakesPerSource)
+			}
 		}
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			s, err := n.handshake(c, "")
-			<-n.hsSem
+			s, err := n.handshakeSlot(c, "", slot)
+			evicted := n.hs.release(slot)
 			if err != nil {
-				n.log.Info("handshake failed", "remote", c.RemoteAddr(), "err", err)
+				if evicted || n.ctx.Err() != nil {
+					n.log.Debug("handshake ended", "remote", c.RemoteAddr(), "evicted", evicted, "err", err)
+				} else {
+					n.log.Info("handshake failed", "remote", c.RemoteAddr(), "err", err)
+				}
 				return
 			}
 			s.run()
@@ -419,6 +431,7 @@ func (n *Node) Close() error {
 
 	n.cancel()
 	n.closeListeners()
+	n.hs.closeAll()
 	for _, s := range sessions {
 		s.close(nil)
 	}

@@ -3,6 +3,7 @@ package peer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -142,7 +143,12 @@ func (n *Node) Peers() ([]PeerInfo, error) {
 	err := n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
 			pi := PeerInfo{Key: p.Key, Name: p.Name, About: p.About, Trusted: p.Trusted, IntroducedBy: p.IntroducedBy,
-				Listen: p.Listen, Caps: p.Caps, Dialed: p.Dialed}
+				Listen: p.Listen, Caps: p.Caps, Dialed: p.Dialed, Invited: p.Invited}
+			for _, a := range p.PrivateListen {
+				if !slices.Contains(pi.Listen, a) {
+					pi.Listen = append(slices.Clip(pi.Listen), a)
+				}
+			}
 			if pi.Listen == nil {
 				pi.Listen = []string{}
 			}
@@ -195,18 +201,21 @@ func (n *Node) Trust(k string, trusted bool) error {
 		return err
 	}
 	now := n.now()
+	var chosen bool
 	err = n.commit.run(func(tx *store.Tx) error {
 		p, ok := tx.Peer(pk)
 		if !ok {
 			p = &store.Peer{Key: pk.String(), FirstSeen: now}
 		}
 		p.Trusted = trusted
+		chosen = known(p)
 		return tx.PutPeer(p)
 	})
 	if err == nil {
 		n.trust.set(pk, trusted)
-		if trusted {
-			n.tm.AllowKey(pk)
+		n.configureWG(pk, chosen)
+		if s := n.sessionFor(pk); s != nil && trusted {
+			n.sendListen(s) // its token, now that the person trusts it
 		}
 		n.publish(Event{Type: EventPresence, Peer: pk.String()})
 	}

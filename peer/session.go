@@ -43,6 +43,14 @@ type session struct {
 	lastRecv atomic.Int64 // unix ns of the last line read
 	lastSent atomic.Int64 // unix ns of the last flush
 
+	listenLines atomic.Int32 // listen lines received (listen.go)
+
+	probeMu sync.Mutex    // one probe at a time (keepalive.go)
+	pingMu  sync.Mutex    // guards pingID, pongCh
+	pingID  string        // the ping awaiting its pong
+	pongCh  chan struct{} // closed by the pong
+	pongs   tokens        // bounds the pongs sent
+
 	ackMu sync.Mutex        // guards acks
 	acks  map[string]string // th → newest committed id to ack
 
@@ -98,6 +106,7 @@ func (s *session) run() {
 	n.log.Info("peer up", "peer", s.peer.Short(), "name", s.hello.Name, "dialed", s.dialAddr != "", "handshake", s.hsDur)
 	n.notePeer(s)
 	n.publish(Event{Type: EventPeerUp, Peer: s.peerS, PeerName: s.hello.Name})
+	n.sendListen(s) // queued ahead of anything the peer's lines cause
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); s.writeLoop() }()
@@ -350,33 +359,45 @@ func (q *writeQueue) take() (prio [][]byte, items []qline, final, closed bool) {
 // register makes s the session for its peer. When a session for the peer
 // exists: a reconnect from the same side replaces it; crossed connections
 // (each side dialed) keep the one dialed by the smaller key, so both sides
-// choose the same.
+// choose the same. But a peer that connects while its old session is up
+// may have lost that session (it restarted: over wg nothing told this
+// side), so before the old one is kept over the new it is probed
+// (keepalive.go); if it is dead, the new one takes its place.
 func (n *Node) register(s *session) bool {
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
-		return false
-	}
-	old := n.sessions[s.peer]
-	if old != nil {
-		oldMine, newMine := old.dialAddr != "", s.dialAddr != ""
-		if oldMine != newMine {
+	probed := false
+	for {
+		n.mu.Lock()
+		if n.closed {
+			n.mu.Unlock()
+			return false
+		}
+		old := n.sessions[s.peer]
+		if old != nil && old.ctx.Err() == nil {
+			oldMine, newMine := old.dialAddr != "", s.dialAddr != ""
 			// Crossed: keep the connection the smaller key dialed.
-			mineWins := lessKey(n.pub, s.peer)
-			keepNew := newMine == mineWins
-			if !keepNew {
+			if oldMine != newMine && newMine != lessKey(n.pub, s.peer) {
 				n.mu.Unlock()
-				return false
+				if probed || old.probe(probeTimeout) || n.ctx.Err() != nil {
+					return false // the old one is alive: a real crossing
+				}
+				n.log.Info("an old connection is dead; the peer's new one replaces it", "peer", s.peer.Short())
+				old.close(errStale)
+				probed = true
+				continue
 			}
 		}
+		n.sessions[s.peer] = s
+		n.mu.Unlock()
+		if old != nil {
+			old.close(errors.New("replaced by a newer connection"))
+		}
+		if s.dialAddr != "" {
+			// A key this node dialed may reach it over wg (NOTES §4); one
+			// that merely connected here may not.
+			n.tm.AllowKey(s.peer)
+		}
+		return true
 	}
-	n.sessions[s.peer] = s
-	n.mu.Unlock()
-	if old != nil {
-		old.close(errors.New("replaced by a newer connection"))
-	}
-	n.tm.AllowKey(s.peer)
-	return true
 }
 
 func lessKey(a, b key.PublicKey) bool {
@@ -406,11 +427,13 @@ const lastSeenEvery = time.Minute
 func (n *Node) notePeer(s *session) {
 	now := n.now()
 	h := s.hello
+	ep := n.wgEndpoint(s) // where to announce a restart to (wgkeys.go)
 	// Checked in a read first: a commit costs fsyncs even when its ops
 	// end up writing nothing.
 	unchanged := func(p *store.Peer, ok bool) bool {
 		return ok && p.Name == h.Name && p.About == h.About && slices.Equal(p.Listen, h.Listen) &&
 			slices.Equal(p.Caps, h.Caps) && (s.dialAddr == "" || p.Dialed != "") &&
+			(ep == "" || p.WGEndpoint == ep) &&
 			now.Sub(p.LastSeen) < lastSeenEvery && !now.Before(p.LastSeen)
 	}
 	skip := false
@@ -432,6 +455,9 @@ func (n *Node) notePeer(s *session) {
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {
 			p.Dialed = s.dialAddr
+		}
+		if ep != "" {
+			p.WGEndpoint = ep
 		}
 		return tx.PutPeer(p)
 	}})

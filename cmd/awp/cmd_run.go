@@ -58,7 +58,7 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.about, "about", "", "free text sent in hello")
 	fs.StringVar(&o.workspace, "workspace", "", "profile root for exec and fs requests (default the current directory)")
 	fs.Var(&o.trust, "trust", "key to mark trusted at start (repeatable)")
-	fs.StringVar(&o.accept, "accept", peer.AcceptAny, "which authenticated keys may connect: any, known or trusted")
+	fs.StringVar(&o.accept, "accept", peer.AcceptAny, "which authenticated keys may connect: any, known (trusted, dialed or added from an invite) or trusted")
 	fs.Var(&o.mirrorTo, "mirror-to", "key of a host to mirror threads to (repeatable; replaces the stored hosts)")
 	fs.StringVar(&o.presence, "presence", "full", "presence published: full, peers or none")
 	fs.StringVar(&o.harness, "harness", "", "the agent harness, published in presence")

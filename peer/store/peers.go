@@ -20,6 +20,17 @@ type Peer struct {
 	Dialed       string    `json:"dialed,omitempty"` // an address this node keeps dialing
 	FirstSeen    time.Time `json:"first_seen"`
 	LastSeen     time.Time `json:"last_seen"`
+
+	// Invited: the person added this peer's invite (with Trusted and
+	// Dialed, a reason to configure its key in WireGuard, NOTES.md §4).
+	Invited bool `json:"invited,omitempty"`
+	// PrivateListen are addresses the peer gave this node only after
+	// authentication (its tailcat token): shown to this node's person,
+	// passed on to no one.
+	PrivateListen []string `json:"private_listen,omitempty"`
+	// WGEndpoint is the UDP endpoint (HOST:PORT) of the peer's last
+	// session over the wg binding: where a restarted node tells it so.
+	WGEndpoint string `json:"wg_endpoint,omitempty"`
 }
 
 // Peer returns a peer's record.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -20,6 +21,14 @@ type Options struct {
 	KeepAlive      time.Duration  // wg persistent keepalive (0 = default 25s; negative = off)
 	Mem            *MemNetwork    // serves mem:// addresses; nil = mem:// unsupported
 	Tailcat        TailcatOptions // the tailcat binding's DERP relay; zero = tailcat's default map
+
+	// OnWGHandshake is called when a configured key starts a WireGuard
+	// handshake with this node (it may have restarted: its tunnel conns
+	// here may be dead). It must not block. See wg.Config.OnHandshake.
+	OnWGHandshake func(key.PublicKey)
+	// OnWGRefused is called, rate-limited, when a WireGuard handshake from
+	// a key that is not configured is dropped. It must not block.
+	OnWGRefused func(wg.Refused)
 }
 
 // Listener accepts connections on one address.
@@ -167,6 +176,66 @@ func (m *Manager) AllowKey(k key.PublicKey) {
 			m.log.Warn("transport: wg allow key", "peer", k.Short(), "err", err)
 		}
 	}
+}
+
+// DisallowKey undoes AllowKey: k is no longer a WireGuard peer, and its
+// tunnel conns are closed. Dialing k configures it again.
+func (m *Manager) DisallowKey(k key.PublicKey) {
+	m.mu.Lock()
+	if m.closed || !m.allowed[k] {
+		m.mu.Unlock()
+		return
+	}
+	delete(m.allowed, k)
+	dev := m.dev
+	m.mu.Unlock()
+	if dev != nil {
+		if err := dev.RemovePeer(k); err != nil {
+			m.log.Warn("transport: wg remove key", "peer", k.Short(), "err", err)
+		}
+	}
+}
+
+// AnnounceKey starts a WireGuard handshake with k at addr (k's own
+// wg://HOST:PORT#KEY listen address) if this Manager has a wg device, so
+// that k learns at once that this node restarted (wg.Device.Announce). k
+// must be allowed already. HOST must be an IP literal (nothing is
+// resolved).
+func (m *Manager) AnnounceKey(k key.PublicKey, addr string) error {
+	a, err := ParseAddr(addr)
+	if err != nil || a.Scheme != SchemeWG || a.Key != k {
+		return fmt.Errorf("transport: announce: %s is not a wg address of %s", trunc(addr), k.Short())
+	}
+	ip, err := netip.ParseAddr(a.Host)
+	if err != nil || a.Port == 0 {
+		return fmt.Errorf("transport: announce: %s: want an IP literal and a port", a)
+	}
+	m.mu.Lock()
+	dev, allowed := m.dev, m.allowed[k]
+	m.mu.Unlock()
+	if dev == nil || !allowed {
+		return nil
+	}
+	return dev.Announce(k, netip.AddrPortFrom(ip, uint16(a.Port)))
+}
+
+// WGEndpoint returns the UDP endpoint the wg device uses for k (learned
+// from configuration or k's packets), if any.
+func (m *Manager) WGEndpoint(k key.PublicKey) (netip.AddrPort, bool) {
+	m.mu.Lock()
+	dev := m.dev
+	m.mu.Unlock()
+	if dev == nil {
+		return netip.AddrPort{}, false
+	}
+	return dev.PeerEndpoint(k)
+}
+
+// Allowed reports whether k is configured to reach this node over wg.
+func (m *Manager) Allowed(k key.PublicKey) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.allowed[k]
 }
 
 // Close closes every listener, the WireGuard device and the dialed tailcat

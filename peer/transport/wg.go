@@ -38,7 +38,8 @@ func (m *Manager) device(port int) (*wg.Device, error) {
 	if m.dev != nil {
 		return m.dev, nil
 	}
-	dev, err := wg.New(wg.Config{Key: m.o.Key, Port: port, KeepAlive: m.o.KeepAlive, Logger: m.log})
+	dev, err := wg.New(wg.Config{Key: m.o.Key, Port: port, KeepAlive: m.o.KeepAlive, Logger: m.log,
+		OnHandshake: m.o.OnWGHandshake, OnRefused: m.o.OnWGRefused})
 	if err != nil {
 		return nil, fmt.Errorf("transport: wg: %w", err)
 	}

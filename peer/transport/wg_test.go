@@ -85,6 +85,47 @@ func TestWGUnknownKeyRefused(t *testing.T) {
 	}
 }
 
+// TestWGDisallowKey: DisallowKey removes a key AllowKey configured: its
+// tunnel conn is closed and it cannot connect again.
+func TestWGDisallowKey(t *testing.T) {
+	transporttest.NoLeaks(t)
+	ka, kb := testKey(t, 1), testKey(t, 2)
+	a := newManager(t, "A", transport.Options{Key: ka})
+	b := newManager(t, "B", transport.Options{Key: kb})
+	a.AllowKey(kb.Public())
+	if !a.Allowed(kb.Public()) {
+		t.Fatal("AllowKey: not Allowed")
+	}
+	l := listen(t, a, "wg://127.0.0.1:0")
+	conns := acceptAll(l)
+	bc, err := b.Dial(testCtx(t), l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	ac := <-conns
+	if ac == nil {
+		t.Fatal("listener closed before accepting B")
+	}
+	a.DisallowKey(kb.Public())
+	if a.Allowed(kb.Public()) {
+		t.Fatal("DisallowKey: still Allowed")
+	}
+	if _, err := ac.Read(make([]byte, 1)); err == nil {
+		t.Fatal("B's tunnel conn still open at A")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if cc, err := b.Dial(ctx, l.Addr()); err == nil {
+		cc.Close()
+		t.Fatal("a disallowed key connected")
+	}
+	l.Close()
+	for extra := range conns {
+		extra.Close()
+	}
+}
+
 func TestTunnelPeerNotWG(t *testing.T) {
 	c1, c2 := net.Pipe()
 	defer c1.Close()

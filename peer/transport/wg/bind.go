@@ -19,7 +19,8 @@ import (
 // appends land in memory that is already there.
 type gsoBind struct {
 	conn.Bind
-	bufs *bufpool.Pool
+	bufs  *bufpool.Pool
+	offer func([]byte, conn.Endpoint) // sees every received datagram (sniff.go); nil: none
 }
 
 // gsoBufSize holds the largest datagram group StdNetBind makes (a UDP
@@ -33,8 +34,28 @@ const bindBufIdle = 10 * time.Second
 // datagrams in one segmented send.
 const udpSegmentMaxDatagrams = 64
 
-func newBind() conn.Bind {
-	return &gsoBind{Bind: conn.NewStdNetBind(), bufs: bufpool.New(gsoBufSize, 32, bindBufIdle)}
+func newBind(offer func([]byte, conn.Endpoint)) conn.Bind {
+	return &gsoBind{Bind: conn.NewStdNetBind(), bufs: bufpool.New(gsoBufSize, 32, bindBufIdle), offer: offer}
+}
+
+// Open opens StdNetBind's sockets; with an offer func, its receive funcs
+// show each datagram received to it (a length and a type byte compared for
+// all but handshake initiations).
+func (b *gsoBind) Open(port uint16) ([]conn.ReceiveFunc, uint16, error) {
+	fns, p, err := b.Bind.Open(port)
+	if err != nil || b.offer == nil {
+		return fns, p, err
+	}
+	for i, fn := range fns {
+		fns[i] = func(packets [][]byte, sizes []int, eps []conn.Endpoint) (int, error) {
+			n, err := fn(packets, sizes, eps)
+			for j := 0; j < n; j++ {
+				b.offer(packets[j][:sizes[j]], eps[j])
+			}
+			return n, err
+		}
+	}
+	return fns, p, nil
 }
 
 // Send copies the first datagram of each group (StdNetBind's grouping: the

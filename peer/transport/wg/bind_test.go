@@ -22,7 +22,7 @@ func TestGSOBindSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rx.Close()
-	tx := newBind()
+	tx := newBind(nil)
 	if _, _, err := tx.Open(0); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.zx2c4.com/wireguard/conn"
 	"golang.zx2c4.com/wireguard/device"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -36,6 +37,16 @@ type Config struct {
 	Port      int            // UDP port; 0 picks one
 	KeepAlive time.Duration  // persistent keepalive; 0 = DefaultKeepAlive, negative = off
 	Logger    *slog.Logger   // nil = silent
+
+	// OnHandshake is called when a configured peer starts a handshake
+	// with this device (at most once a second per key, from the device's
+	// own goroutine; it must not block): if the peer restarted, the conns
+	// with it are dead (sniff.go).
+	OnHandshake func(peer key.PublicKey)
+	// OnRefused is called when a handshake from a key that is not
+	// configured is dropped (at most once a minute per key; it must not
+	// block).
+	OnRefused func(Refused)
 }
 
 // Device is one userspace WireGuard device with its netstack. Its methods are
@@ -48,10 +59,15 @@ type Device struct {
 	dev       *device.Device
 	tnet      *netTun
 	links     *linkWatch // nil where the system has no link events
+	sniff     *sniffer
+
+	onHandshake func(key.PublicKey)
+	onRefused   func(Refused)
 
 	mu sync.Mutex
 	// mu guards:
 	peers    map[netip.Addr]key.PublicKey // tunnel address → configured AWP key
+	byWG     map[[32]byte]key.PublicKey   // WireGuard public key → configured AWP key
 	conns    map[*Conn]struct{}           // open conns, closed by Close
 	listener *Listener
 	closed   bool
@@ -72,7 +88,11 @@ func New(cfg Config) (*Device, error) {
 		addr:  TunnelAddr(pub),
 		log:   log,
 		peers: make(map[netip.Addr]key.PublicKey),
+		byWG:  make(map[[32]byte]key.PublicKey),
 		conns: make(map[*Conn]struct{}),
+
+		onHandshake: cfg.OnHandshake,
+		onRefused:   cfg.OnRefused,
 	}
 	switch {
 	case cfg.KeepAlive == 0:
@@ -85,14 +105,21 @@ func New(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("wg: new device: %w", err)
 	}
 	d.tnet = tnet
-	d.dev = device.NewDevice(tnet, newBind(), deviceLogger(log))
+	var offer func([]byte, conn.Endpoint)
+	if d.onHandshake != nil || d.onRefused != nil {
+		d.sniff = newSniffer(d, cfg.Key)
+		offer = d.sniff.offer
+	}
+	d.dev = device.NewDevice(tnet, newBind(offer), deviceLogger(log))
 	sk := PrivateKey(cfg.Key)
 	if err := d.dev.IpcSet(fmt.Sprintf("private_key=%x\nlisten_port=%d\n", sk[:], cfg.Port)); err != nil {
 		d.dev.Close()
+		d.sniff.close()
 		return nil, fmt.Errorf("wg: new device: configure: %w", err)
 	}
 	if err := d.dev.Up(); err != nil {
 		d.dev.Close()
+		d.sniff.close()
 		return nil, fmt.Errorf("wg: new device: up: %w", err)
 	}
 	if d.links, err = startLinkWatch(d.networkChanged); err != nil {
@@ -174,6 +201,7 @@ func (d *Device) AllowPeer(k key.PublicKey, endpoint netip.AddrPort) error {
 		return ErrClosed
 	}
 	d.peers[ta] = k
+	d.byWG[pk] = k
 	d.mu.Unlock()
 
 	cfg := fmt.Sprintf("public_key=%x\nreplace_allowed_ips=true\nallowed_ip=%s/128\n", pk[:], ta)
@@ -187,6 +215,38 @@ func (d *Device) AllowPeer(k key.PublicKey, endpoint netip.AddrPort) error {
 		return fmt.Errorf("wg: allow %s: %w", k.Short(), err)
 	}
 	d.log.Debug("wg peer configured", "peer", k.Short(), "endpoint", endpoint, "tunnel", ta)
+	return nil
+}
+
+// RemovePeer removes k's WireGuard peer (no handshake from it is answered
+// any more) and closes the tunnel conns that ran through it.
+func (d *Device) RemovePeer(k key.PublicKey) error {
+	pk, err := PublicKey(k)
+	if err != nil {
+		return fmt.Errorf("wg: remove %s: %w", k.Short(), err)
+	}
+	ta := TunnelAddr(k)
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	delete(d.peers, ta)
+	delete(d.byWG, pk)
+	var conns []*Conn
+	for c := range d.conns {
+		if c.peer == k {
+			conns = append(conns, c)
+		}
+	}
+	d.mu.Unlock()
+	if err := d.dev.IpcSet(fmt.Sprintf("public_key=%x\nremove=true\n", pk[:])); err != nil {
+		return fmt.Errorf("wg: remove %s: %w", k.Short(), err)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	d.log.Debug("wg peer removed", "peer", k.Short())
 	return nil
 }
 
@@ -205,17 +265,66 @@ func (d *Device) PeerEndpoint(k key.PublicKey) (netip.AddrPort, bool) {
 	return ep, ok && ep.IsValid()
 }
 
+// HandshakeWait is how long a Dial waits for the peer's WireGuard to
+// answer before it gives up with a NoHandshakeError. wireguard-go sends
+// an initiation at once and again every 5 s (plus up to 1/3 s of jitter),
+// so this covers two of them: one lost packet does not fail a dial, and a
+// peer that has not configured this key (it drops initiations without a
+// word) is named in seconds, not when the caller's deadline runs out.
+const HandshakeWait = 6 * time.Second
+
+// rejectAfter is WireGuard's Reject-After-Time: a session older than this
+// carries no data, so a dial with only such a one needs a new handshake.
+const rejectAfter = 180 * time.Second
+
+// NoHandshakeError is a dial that failed with no WireGuard handshake: the
+// peer never answered this device's initiations. WireGuard answers only
+// keys it has configured (NOTES.md §4), so the likely reason is that the
+// peer has not added this node's invite (or trusted its key); the other is
+// that nothing listens at the endpoint.
+type NoHandshakeError struct {
+	Peer     key.PublicKey
+	Endpoint netip.AddrPort
+	Waited   time.Duration
+}
+
+func (e *NoHandshakeError) Error() string {
+	return fmt.Sprintf("%s has not added your invite: no WireGuard handshake from %s in %v (or nothing listens there)",
+		e.Peer, e.Endpoint, e.Waited.Round(100*time.Millisecond))
+}
+
+// errNoHandshake is the cause a Dial's context is cancelled with when
+// HandshakeWait passes without a handshake.
+var errNoHandshake = errors.New("wg: no handshake")
+
 // Dial configures peer (with endpoint, see AllowPeer) and opens a TCP
 // connection to its tunnel address, port 1. ctx bounds the WireGuard
-// handshake and the TCP handshake together.
+// handshake and the TCP handshake together; without a WireGuard handshake
+// it fails after HandshakeWait with a *NoHandshakeError.
 func (d *Device) Dial(ctx context.Context, peer key.PublicKey, endpoint netip.AddrPort) (*Conn, error) {
 	if err := d.AllowPeer(peer, endpoint); err != nil {
 		return nil, err
 	}
-	tc, err := d.tnet.dialTCP(ctx, netip.AddrPortFrom(TunnelAddr(peer), AWPPort))
+	began := time.Now()
+	dctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if !d.sessionSince(peer, began.Add(-rejectAfter)) {
+		t := time.AfterFunc(HandshakeWait, func() {
+			if !d.sessionSince(peer, began) {
+				cancel(errNoHandshake)
+			}
+		})
+		defer t.Stop()
+	}
+	tc, err := d.tnet.dialTCP(dctx, netip.AddrPortFrom(TunnelAddr(peer), AWPPort))
 	if err != nil {
 		if d.isClosed() {
 			return nil, ErrClosed
+		}
+		if errors.Is(context.Cause(dctx), errNoHandshake) ||
+			(dctx.Err() != nil && !d.sessionSince(peer, began.Add(-rejectAfter))) {
+			return nil, fmt.Errorf("wg: dial %s via %s: %w", peer.Short(), endpoint,
+				&NoHandshakeError{Peer: peer, Endpoint: endpoint, Waited: time.Since(began)})
 		}
 		return nil, fmt.Errorf("wg: dial %s via %s: %w", peer.Short(), endpoint, err)
 	}
@@ -225,6 +334,49 @@ func (d *Device) Dial(ctx context.Context, peer key.PublicKey, endpoint netip.Ad
 	}
 	return c, nil
 }
+
+// sessionSince reports whether a WireGuard handshake with peer completed
+// after t.
+func (d *Device) sessionSince(peer key.PublicKey, t time.Time) bool {
+	pk, err := PublicKey(peer)
+	if err != nil {
+		return false
+	}
+	st, err := d.state()
+	if err != nil {
+		return false
+	}
+	hs, ok := st.handshakes[pk]
+	return ok && hs.After(t)
+}
+
+// Announce configures peer with endpoint (without a persistent keepalive)
+// and starts a handshake with it, so that a peer that still holds conns
+// from before this device existed (this node restarted) learns at once
+// that they are dead (its own device reports the handshake, sniff.go).
+// wireguard-go retries an unanswered initiation for 90 s, then stops.
+func (d *Device) Announce(peer key.PublicKey, endpoint netip.AddrPort) error {
+	if !endpoint.IsValid() {
+		return fmt.Errorf("wg: announce to %s: no endpoint", peer.Short())
+	}
+	pk, err := PublicKey(peer)
+	if err != nil {
+		return fmt.Errorf("wg: announce to %s: %w", peer.Short(), err)
+	}
+	if err := d.AllowPeer(peer, noEndpointKeep); err != nil {
+		return err
+	}
+	if err := d.dev.IpcSet(fmt.Sprintf("public_key=%x\nendpoint=%s\n", pk[:], endpoint)); err != nil {
+		return fmt.Errorf("wg: announce to %s: %w", peer.Short(), err)
+	}
+	if p := d.dev.LookupPeer(device.NoisePublicKey(pk)); p != nil {
+		p.SendKeepalive() // no session yet: this starts the handshake
+	}
+	return nil
+}
+
+// noEndpointKeep is an invalid endpoint: AllowPeer keeps the current one.
+var noEndpointKeep netip.AddrPort
 
 // track registers a new conn so Close can close it.
 func (d *Device) track(nc net.Conn, peer key.PublicKey) (*Conn, error) {
@@ -243,6 +395,14 @@ func (d *Device) untrack(c *Conn) {
 	d.mu.Lock()
 	delete(d.conns, c)
 	d.mu.Unlock()
+}
+
+// peerByWG returns the configured key whose WireGuard key is pk.
+func (d *Device) peerByWG(pk [32]byte) (key.PublicKey, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k, ok := d.byWG[pk]
+	return k, ok
 }
 
 // peerFor returns the configured key whose tunnel address is a.
@@ -285,6 +445,7 @@ func (d *Device) Close() error {
 	d.links.Close()
 	d.dev.Close()
 	<-d.dev.Wait()
+	d.sniff.close()
 	d.log.Debug("wg device closed", "addr", d.addr)
 	return nil
 }

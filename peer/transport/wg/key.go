@@ -90,3 +90,34 @@ func reverse(b []byte) []byte {
 	}
 	return r
 }
+
+// EdwardsKeys returns the AWP keys whose WireGuard public key is wgPub:
+// the Ed25519 points with y = (u − 1) / (u + 1), one for each sign of x
+// (the Montgomery form does not keep the sign, so a WireGuard key names
+// two AWP keys). It returns none for u = −1, which no Ed25519 key maps to.
+func EdwardsKeys(wgPub [32]byte) []key.PublicKey {
+	u := new(big.Int).SetBytes(reverse(wgPub[:]))
+	u.Mod(u, field)
+	den := new(big.Int).Add(u, big.NewInt(1))
+	den.Mod(den, field)
+	if den.Sign() == 0 {
+		return nil
+	}
+	num := new(big.Int).Sub(u, big.NewInt(1))
+	y := num.Mul(num, den.ModInverse(den, field))
+	y.Mod(y, field)
+	raw := reverse(y.FillBytes(make([]byte, 32)))
+	var out []key.PublicKey
+	for _, sign := range []byte{0, 0x80} {
+		b := append([]byte(nil), raw...)
+		b[31] |= sign
+		k, err := key.PublicFromBytes(b)
+		if err != nil {
+			continue
+		}
+		if pk, err := PublicKey(k); err == nil && pk == wgPub {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -7,17 +7,19 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // devState is the part of the UAPI "get" output the package reads.
 type devState struct {
-	port      int
-	endpoints map[[32]byte]netip.AddrPort // WireGuard public key → endpoint
+	port       int
+	endpoints  map[[32]byte]netip.AddrPort // WireGuard public key → endpoint
+	handshakes map[[32]byte]time.Time      // WireGuard public key → last completed handshake (absent: none)
 }
 
 // state reads the device's UAPI state.
 func (d *Device) state() (devState, error) {
-	st := devState{endpoints: make(map[[32]byte]netip.AddrPort)}
+	var st devState
 	if d.isClosed() {
 		return st, ErrClosed
 	}
@@ -30,8 +32,9 @@ func (d *Device) state() (devState, error) {
 
 // parseState parses UAPI "get" output.
 func parseState(s string) (devState, error) {
-	st := devState{endpoints: make(map[[32]byte]netip.AddrPort)}
+	st := devState{endpoints: make(map[[32]byte]netip.AddrPort), handshakes: make(map[[32]byte]time.Time)}
 	var cur *[32]byte
+	var sec int64
 	sc := bufio.NewScanner(strings.NewReader(s))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), "=")
@@ -62,6 +65,15 @@ func parseState(s string) (devState, error) {
 				return st, fmt.Errorf("wg: parse state: endpoint %q: %w", v, err)
 			}
 			st.endpoints[*cur] = ap
+		case "last_handshake_time_sec":
+			sec, _ = strconv.ParseInt(v, 10, 64)
+		case "last_handshake_time_nsec":
+			// wireguard-go writes sec, then nsec, per peer.
+			nsec, _ := strconv.ParseInt(v, 10, 64)
+			if cur != nil && (sec != 0 || nsec != 0) {
+				st.handshakes[*cur] = time.Unix(sec, nsec)
+			}
+			sec = 0
 		}
 	}
 	return st, nil

@@ -1,0 +1,126 @@
+package peer
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/transport"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// A tailcat token is a secret (docs/tailcat.md): whoever holds it can open
+// a tunnel to this node. A hello goes to anyone who opens a connection,
+// before either side has authenticated, so the hello's listen list never
+// carries one. The token leaves this node in its invite, and, after
+// authentication, in a "listen" line to the peers its person trusts:
+//
+//	{"t":"listen","id":…,"ts":…,"listen":["tc…"]}
+//
+// An unknown type to other peers (ignored, SPEC §2). A node keeps what a
+// peer sent it this way apart from the peer's hello addresses
+// (store.Peer.PrivateListen), shows it only to its own person (the local
+// API) and passes it on to no one.
+const typeListen = "listen"
+
+// maxListenLines is how many listen lines of one session are taken in; a
+// peer sends one when the session starts and one each time its person
+// trusts this node again, so more are a flood (each stored one costs a
+// commit).
+const maxListenLines = 8
+
+// secretAddr reports whether a listen address must not leave this node
+// before authentication: a tailcat token.
+func secretAddr(a string) bool {
+	pa, err := transport.ParseAddr(a)
+	return err == nil && pa.Scheme == transport.SchemeTailcat
+}
+
+// listenAddrs returns the bound addresses another peer could dial (not
+// unix sockets, which are local paths); secret ones (tokens) only when
+// withSecret is set.
+func (n *Node) listenAddrs(withSecret bool) []string {
+	var out []string
+	for _, a := range n.ListenAddrs() {
+		if len(a) > 7 && a[:7] == "unix://" {
+			continue
+		}
+		if !withSecret && secretAddr(a) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// secretListen returns this node's secret listen addresses.
+func (n *Node) secretListen() []string {
+	var out []string
+	for _, a := range n.ListenAddrs() {
+		if secretAddr(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// sendListen sends s's peer this node's secret addresses, if it has any
+// and its person trusts the peer.
+func (n *Node) sendListen(s *session) {
+	secret := n.secretListen()
+	if len(secret) == 0 {
+		return
+	}
+	trusted := false
+	_ = n.db.View(func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		trusted = ok && p.Trusted
+		return nil
+	})
+	if !trusted {
+		return
+	}
+	b, err := json.Marshal(struct {
+		T      string   `json:"t"`
+		ID     string   `json:"id"`
+		TS     string   `json:"ts"`
+		Listen []string `json:"listen"`
+	}{typeListen, n.ids.New(), n.stamp(), secret})
+	if err == nil {
+		s.wq.tryPush(b)
+	}
+}
+
+// onListen stores the addresses a peer sent in a listen line.
+func (n *Node) onListen(s *session, raw []byte) {
+	if s.listenLines.Add(1) > maxListenLines {
+		return
+	}
+	var l struct {
+		Listen []string `json:"listen"`
+	}
+	if json.Unmarshal(raw, &l) != nil {
+		return
+	}
+	h := &wire.Hello{Listen: l.Listen}
+	boundHello(h) // the same bounds as a hello's list
+	addrs := h.Listen
+	var same bool
+	_ = n.db.View(func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		same = ok && slices.Equal(p.PrivateListen, addrs)
+		return nil
+	})
+	if same {
+		return
+	}
+	now := n.now()
+	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		if !ok {
+			p = &store.Peer{Key: s.peerS, FirstSeen: now, LastSeen: now}
+		}
+		p.PrivateListen = addrs
+		return tx.PutPeer(p)
+	}})
+}
