@@ -55,10 +55,13 @@ func newGoldenScene(t *testing.T) *goldenScene {
 		c.Now = now
 		c.Harness, c.Model = "claude-code", "opus"
 		c.PresenceDebounce = 20 * time.Millisecond
+		c.Presence = presence.DetailFull // her threads show in the presence window
 	})
 	me := newNode(t, "me", 1, func(c *peer.Config) {
 		c.Now, c.Listen, c.Workspace = now, nil, ws
 		c.PresenceDebounce = 20 * time.Millisecond
+		// The same prompt and Settings on every machine, bubblewrap or not.
+		c.ExecSandbox = "none"
 	})
 	link(t, me, alice)
 	na := newNodeApp(t, me)

@@ -437,6 +437,7 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	alice := newNode(t, "alice", 2, func(c *peer.Config) {
 		c.PresenceDebounce = 20 * time.Millisecond
 		c.Harness, c.Model = "claude-code", "opus"
+		c.Presence = "full"
 	})
 	na := newNodeApp(t, me)
 
@@ -471,14 +472,17 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if s.presence.Disabled() || s.hosts.Disabled() || s.save.Disabled() || !s.name.Disabled() {
 		t.Fatal("presence and mirror hosts should be editable, name not")
 	}
-	if s.presence.Selected != me.PresenceDetail() {
-		t.Errorf("presence shown %q, node %q", s.presence.Selected, me.PresenceDetail())
+	if s.presence.Selected != me.PresenceDetail() || me.PresenceDetail() != "peers" {
+		t.Errorf("presence shown %q, node %q; want the default peers", s.presence.Selected, me.PresenceDetail())
 	}
-	s.presence.SetSelected("peers")
+	if !strings.Contains(s.presenceNote.Text, "Full shares the subjects of your threads and whom they are with, with every peer up to 8 hops away") {
+		t.Errorf("presence note = %q", s.presenceNote.Text)
+	}
+	s.presence.SetSelected("full")
 	s.hosts.SetText(alice.Key().String())
 	test.Tap(s.save)
 	na.Wait()
-	if me.PresenceDetail() != "peers" {
+	if me.PresenceDetail() != "full" {
 		t.Errorf("presence detail = %q", me.PresenceDetail())
 	}
 	if h := me.MirrorHosts(); len(h) != 1 || h[0] != alice.Key().String() {
@@ -486,5 +490,24 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	}
 	if s.note.Text != "Saved." {
 		t.Errorf("note = %q", s.note.Text)
+	}
+
+	// The sandbox switch shows the node's state and turns it off and on.
+	st := me.ExecSandbox()
+	if !s.sandbox.Checked || s.sandbox.Disabled() || s.sandboxNote.Text != sandboxNote(st) {
+		t.Errorf("sandbox switch %v (disabled %v), note %q; node %+v", s.sandbox.Checked, s.sandbox.Disabled(), s.sandboxNote.Text, st)
+	}
+	if !st.Available && !strings.Contains(s.sandboxNote.Text, "run unsandboxed as you") {
+		t.Errorf("no bubblewrap and the note says %q", s.sandboxNote.Text)
+	}
+	test.Tap(s.sandbox)
+	na.Wait()
+	if st := me.ExecSandbox(); st.Mode != "none" || s.sandbox.Checked || s.sandboxNote.Text != "Commands from peers run unsandboxed as you." {
+		t.Errorf("switched off: node %+v, check %v, note %q", st, s.sandbox.Checked, s.sandboxNote.Text)
+	}
+	test.Tap(s.sandbox)
+	na.Wait()
+	if st := me.ExecSandbox(); st.Mode != "auto" || !s.sandbox.Checked {
+		t.Errorf("switched on: node %+v, check %v", st, s.sandbox.Checked)
 	}
 }

@@ -10,10 +10,37 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
 // PresenceDetails are the choices of presence detail (docs/protocol/presence.md).
 var PresenceDetails = []string{"full", "peers", "none"}
+
+// presenceNote says under the Presence choice what each one shares, and
+// with whom.
+const presenceNote = "Full shares the subjects of your threads and whom they are with, with every peer up to 8 hops away; " +
+	"peers (the default) shares only your name, software and connected peers; none shares nothing."
+
+// execSandboxer is implemented by nodes whose exec sandbox can be switched
+// (peer.Node; docs/profile.md "Exec sandbox").
+type execSandboxer interface {
+	ExecSandbox() profile.SandboxStatus
+	SetExecSandbox(mode string) error
+}
+
+// sandboxNote says how commands from peers run, under the switch.
+func sandboxNote(st profile.SandboxStatus) string {
+	switch {
+	case st.Sandbox == profile.SandboxBwrap && st.Available:
+		return "Commands see this workspace, not the rest of your home or your keys."
+	case st.Sandbox == profile.SandboxBwrap:
+		return "The sandbox cannot be used here (" + st.Reason + "): commands from peers are refused."
+	case st.Mode == profile.SandboxNone:
+		return "Commands from peers run unsandboxed as you."
+	}
+	return "Bubblewrap is not available (" + st.Reason + "): commands from peers run unsandboxed as you."
+}
 
 // settingsWindow edits the node's settings (when it can change them
 // while running) and the app's own: notifications and start at login.
@@ -24,6 +51,9 @@ type settingsWindow struct {
 	name, about    *widget.Entry
 	listen, hosts  *widget.Entry
 	presence       *widget.Select
+	presenceNote   *widget.Label
+	sandbox        *widget.Check
+	sandboxNote    *widget.Label
 	notify, login  *widget.Check
 	identity, note *widget.Label
 	save           *widget.Button
@@ -48,6 +78,13 @@ func newSettingsWindow(a *App) *settingsWindow {
 	s.hosts.SetMinRowsVisible(2)
 	s.hosts.SetPlaceHolder("one key per line (ed25519:…)")
 	s.presence = widget.NewSelect(PresenceDetails, nil)
+	s.presenceNote = widget.NewLabel(presenceNote)
+	s.presenceNote.Wrapping = fyne.TextWrapWord
+	s.presenceNote.TextStyle.Italic = true
+	s.sandbox = widget.NewCheck("Run commands from peers in a sandbox (bubblewrap)", s.setSandbox)
+	s.sandboxNote = widget.NewLabel("")
+	s.sandboxNote.Wrapping = fyne.TextWrapWord
+	s.sandboxNote.Importance = widget.LowImportance
 	s.notify = widget.NewCheck("Show desktop notifications", func(on bool) {
 		if a.paused == !on {
 			return
@@ -67,7 +104,8 @@ func newSettingsWindow(a *App) *settingsWindow {
 		widget.NewFormItem("Name", s.name),
 		widget.NewFormItem("About", s.about),
 		widget.NewFormItem("Listen", s.listen),
-		widget.NewFormItem("Presence", s.presence),
+		widget.NewFormItem("Presence", container.NewVBox(s.presence, s.presenceNote)),
+		widget.NewFormItem("Commands", container.NewVBox(s.sandbox, s.sandboxNote)),
 		widget.NewFormItem("Mirror to", s.hosts),
 		widget.NewFormItem("Notifications", s.notify),
 		widget.NewFormItem("Login", s.login),
@@ -103,7 +141,7 @@ func (s *settingsWindow) reload() {
 	if be != nil && len(be.ListenAddrs()) > 0 {
 		listen = be.ListenAddrs()
 	}
-	ns := NodeSettings{Listen: listen, Presence: "full"}
+	ns := NodeSettings{Listen: listen, Presence: peer.DefaultPresence}
 	if be != nil {
 		ns.Name = be.Name()
 	}
@@ -127,6 +165,7 @@ func (s *settingsWindow) reload() {
 	s.listen.SetText(strings.Join(ns.Listen, "\n"))
 	s.presence.SetSelected(ns.Presence)
 	s.hosts.SetText(strings.Join(ns.MirrorHosts, "\n"))
+	s.reloadSandbox(be)
 	enable := func(on bool, ws ...fyne.Disableable) {
 		for _, w := range ws {
 			if on {
@@ -205,6 +244,58 @@ func saveSettings(ctx context.Context, be Backend, ns NodeSettings) error {
 		}
 	}
 	return nil
+}
+
+// reloadSandbox shows how exec runs on the node, when it can say.
+func (s *settingsWindow) reloadSandbox(be Backend) {
+	s.sandbox.OnChanged = nil
+	defer func() { s.sandbox.OnChanged = s.setSandbox }()
+	sb, ok := be.(execSandboxer)
+	if !ok {
+		s.sandbox.Disable()
+		s.sandboxNote.SetText("")
+		return
+	}
+	st := sb.ExecSandbox()
+	s.sandbox.SetChecked(st.Mode != profile.SandboxNone)
+	s.sandbox.Enable()
+	s.showSandbox(st)
+}
+
+// showSandbox sets the note under the switch: a warning when commands run
+// unsandboxed (or are refused), a hint otherwise.
+func (s *settingsWindow) showSandbox(st profile.SandboxStatus) {
+	s.sandboxNote.Importance = widget.LowImportance
+	if st.Unsandboxed() || !st.Available {
+		s.sandboxNote.Importance = widget.WarningImportance
+	}
+	s.sandboxNote.SetText(sandboxNote(st))
+}
+
+// setSandbox switches the exec sandbox (auto when on, none when off); the
+// node stores the choice and applies it from the next request.
+func (s *settingsWindow) setSandbox(on bool) {
+	sb, ok := s.a.backend().(execSandboxer)
+	if !ok {
+		return
+	}
+	mode := profile.SandboxNone
+	if on {
+		mode = profile.SandboxAuto
+	}
+	s.a.background(func() {
+		err := sb.SetExecSandbox(mode)
+		st := sb.ExecSandbox()
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, s.w)
+			}
+			s.sandbox.OnChanged = nil
+			s.sandbox.SetChecked(st.Mode != profile.SandboxNone)
+			s.sandbox.OnChanged = s.setSandbox
+			s.showSandbox(st)
+		})
+	})
 }
 
 // setAutostart writes or removes the login entry off the UI goroutine.

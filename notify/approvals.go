@@ -203,6 +203,9 @@ func approvalBody(r peer.ApprovalRequest, self string) (body string, whole bool)
 	if r.Reason != "" {
 		lines = append(lines, "Reason: "+clip(visible.String(r.Reason), maxText))
 	}
+	if r.Sandbox == "none" {
+		lines = append(lines, "Runs unsandboxed as you")
+	}
 	if len(lines) == 0 {
 		lines = append(lines, "Waiting for your decision")
 	}

@@ -118,3 +118,16 @@ func TestNamesBounded(t *testing.T) {
 		t.Errorf("thread title: %d runes", len([]rune(got)))
 	}
 }
+
+// An exec notification says when the command would run unsandboxed.
+func TestApprovalNotificationUnsandboxed(t *testing.T) {
+	r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43),
+		Caps: []string{"exec"}, Detail: json.RawMessage(`{"cmd":["make","test"]}`), Sandbox: "none"}
+	if n := approvalNotification(r, ""); !strings.Contains(n.Body, "Runs unsandboxed as you") {
+		t.Errorf("body %q", n.Body)
+	}
+	r.Sandbox = "bwrap"
+	if n := approvalNotification(r, ""); strings.Contains(n.Body, "unsandboxed") {
+		t.Errorf("sandboxed body %q", n.Body)
+	}
+}

@@ -151,8 +151,14 @@ type ApprovalRequest struct {
 	Detail   json.RawMessage `json:"detail,omitempty"` // the request's data (command, cwd, path…)
 	Reason   string          `json:"reason,omitempty"`
 	TTL      int64           `json:"ttl,omitempty"` // seconds asked for (grant requests)
-	Created  string          `json:"created"`
-	Deadline string          `json:"deadline"` // the approval deadline, or the request's exp when earlier
+	// Sandbox says, when exec is among Caps, how exec runs on this node:
+	// "bwrap" (in the sandbox), "none" (unsandboxed, as the person: the
+	// prompt says "runs unsandboxed as you") or SandboxUnavailable (the
+	// sandbox is required and cannot run here: exec will fail). See
+	// Node.ExecSandbox.
+	Sandbox  string `json:"sandbox,omitempty"`
+	Created  string `json:"created"`
+	Deadline string `json:"deadline"` // the approval deadline, or the request's exp when earlier
 	// Stranger says the asking key is not a peer this node knows (trusted,
 	// dialed, introduced by a trusted key, or given a grant here): anyone
 	// can make such keys.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -57,6 +59,15 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 		return Decision{By: decidedByExpiry, Reason: "the request expired"}
 	}
 	req.ID = "apr_" + wire.NewNonce(9)
+	if slices.Contains(req.Caps, "exec") && (req.On == nil || slices.Contains(req.On, n.pubS)) {
+		// How it would run here.
+		switch st := n.ExecSandbox(); {
+		case st.Sandbox == profile.SandboxBwrap && !st.Available:
+			req.Sandbox = SandboxUnavailable
+		default:
+			req.Sandbox = st.Sandbox
+		}
+	}
 	req.Created = wire.FormatTime(now)
 	deadline := now.Add(n.cfg.ApprovalTimeout)
 	byExp := !until.IsZero() && until.Before(deadline)

@@ -28,15 +28,24 @@ const (
 
 // Config configures a Node. Key and DataDir are required.
 type Config struct {
-	Key             key.PrivateKey
-	DataDir         string
-	Name            string
-	About           string
-	Listen          []string
-	Dial            []string
-	Accept          string
-	Trust           []string
-	Workspace       string
+	Key     key.PrivateKey
+	DataDir string
+	Name    string
+	About   string
+	Listen  []string
+	Dial    []string
+	Accept  string
+	Trust   []string
+	// Workspace is the root of profile requests (default: the current
+	// directory). The data directory is never reachable from it.
+	Workspace string
+	// ExecSandbox is how exec runs: "auto" (bubblewrap when it works
+	// here, else unsandboxed), "bwrap" (bubblewrap or nothing) or "none".
+	// "" keeps the person's stored choice (SetExecSandbox), else "auto";
+	// a value here applies to this run only.
+	ExecSandbox string
+	// ExecNoNetwork runs sandboxed exec without network.
+	ExecNoNetwork   bool
 	Approver        Approver
 	ApprovalTimeout time.Duration
 	AllowPublicTCP  bool
@@ -50,7 +59,9 @@ type Config struct {
 	// MirrorTo are the hosts this node mirrors its threads to (NOTES §2);
 	// nil keeps the stored setting.
 	MirrorTo []string
-	// Presence is what this node publishes: full (default), peers or none.
+	// Presence is what this node publishes: full, peers or none. ""
+	// keeps the person's stored choice (SetPresenceDetail), else
+	// DefaultPresence; a value here applies to this run only.
 	Presence string
 	// Harness and Model describe the agent software in presence.
 	Harness, Model string
@@ -131,8 +142,9 @@ type Node struct {
 	waiters   requestWaiters
 	doneCh    chan struct{}
 
-	runnerOnce sync.Once
-	prof       *profile.Runner
+	runnerOnce  sync.Once
+	prof        *profile.Runner
+	sandboxMode string // the runner's mode when it is made
 }
 
 // New opens the store and prepares a node; Start runs it.
@@ -160,11 +172,12 @@ func New(cfg Config) (*Node, error) {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}
 	switch cfg.Presence {
-	case "":
-		cfg.Presence = presence.DetailFull
-	case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
+	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
 	default:
 		return nil, errBadDetail(cfg.Presence)
+	}
+	if err := profile.CheckSandboxMode(cfg.ExecSandbox); err != nil {
+		return nil, fmt.Errorf("peer: config: %w", err)
 	}
 	if cfg.PresenceDebounce == 0 {
 		cfg.PresenceDebounce = presence.Debounce
@@ -203,7 +216,7 @@ func New(cfg Config) (*Node, error) {
 		outSig:    map[key.PublicKey]chan struct{}{},
 		approvals: map[string]*pending{},
 		waiters:   requestWaiters{},
-		pres:      presenceState{changed: make(chan struct{}, 1), detail: cfg.Presence},
+		pres:      presenceState{changed: make(chan struct{}, 1)},
 		inflight:  budget{max: maxInflight},
 		doneCh:    make(chan struct{}),
 	}
@@ -217,6 +230,8 @@ func New(cfg Config) (*Node, error) {
 			n.ids.Observe(string(b))
 		}
 		n.loadMirrorHosts(tx)
+		n.pres.detail = chosen(cfg.Presence, tx.Meta(metaPresence), DefaultPresence, validDetail)
+		n.sandboxMode = chosen(cfg.ExecSandbox, tx.Meta(metaExecSandbox), profile.SandboxAuto, validSandbox)
 		return nil
 	})
 	n.tm = transport.New(transport.Options{Key: cfg.Key, AllowPublicTCP: cfg.AllowPublicTCP, Logger: log,
@@ -315,6 +330,7 @@ func (n *Node) Start() error {
 	}
 	n.announceRestart(announce)
 	n.log.Info("node started", "key", n.pub.String(), "name", n.cfg.Name, "listen", n.ListenAddrs())
+	n.logWorkspace()
 	return nil
 }
 

@@ -55,12 +55,15 @@ func (n *Node) PresenceDetail() string {
 	return n.pres.detail
 }
 
-// SetPresenceDetail changes what this node publishes.
+// SetPresenceDetail changes what this node publishes, and stores the
+// choice for the next start (a Config.Presence given then still wins for
+// that run).
 func (n *Node) SetPresenceDetail(d string) error {
-	switch d {
-	case presence.DetailFull, presence.DetailPeers, presence.DetailNone:
-	default:
+	if !validDetail(d) {
 		return errBadDetail(d)
+	}
+	if err := n.storeChoice(metaPresence, d); err != nil {
+		return err
 	}
 	n.pres.mu.Lock()
 	n.pres.detail = d

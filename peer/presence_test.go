@@ -106,7 +106,8 @@ func TestPresenceMesh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	nodes := make([]*testNode, N)
 	for i := range nodes {
-		nodes[i] = quietNode(t, fmt.Sprint("m", i))
+		// full: the change below is a new thread, which only full publishes.
+		nodes[i] = quietNode(t, fmt.Sprint("m", i), func(c *Config) { c.Presence = presence.DetailFull })
 	}
 	adj := make([]map[int]bool, N)
 	for i := range adj {

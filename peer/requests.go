@@ -310,7 +310,8 @@ func (n *Node) sendResult(s *session, m *wire.Msg, res profile.Result) {
 // runner returns the node's profile runner.
 func (n *Node) runner() *profile.Runner {
 	n.runnerOnce.Do(func() {
-		n.prof = &profile.Runner{Root: n.cfg.Workspace, Logger: n.log, TempDir: n.cfg.DataDir}
+		n.prof = &profile.Runner{Root: n.cfg.Workspace, Logger: n.log, TempDir: n.cfg.DataDir,
+			Hidden: []string{n.cfg.DataDir}, Sandbox: n.sandboxMode, NoNetwork: n.cfg.ExecNoNetwork}
 	})
 	return n.prof
 }

@@ -4,7 +4,7 @@
 set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
 runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
-testing=(xvfb xauth imagemagick xdotool dunst systemd iproute2 zsh fish)
+testing=(xvfb xauth imagemagick xdotool dunst systemd iproute2 zsh fish bubblewrap)
 case "${1:-test}" in
   run) want=("${build[@]}" "${runtime[@]}") ;;
   test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;

@@ -76,6 +76,14 @@ func ApprovalTitle(r peer.ApprovalRequest) string {
 	return Clip(visible.String(t), MaxTitle)
 }
 
+// How an exec would run, in the prompt (peer.ApprovalRequest.Sandbox).
+const (
+	SandboxNone  = "none: runs unsandboxed as you"
+	SandboxBwrap = "bubblewrap: sees the workspace, not your home or keys"
+	// SandboxUnavailable: the node requires the sandbox and cannot run it.
+	SandboxUnavailable = "required but unavailable here: the command will fail"
+)
+
 // DescribeApproval builds the prompt's content: who asks, for which
 // capability, on which peer, the exact command, cwd, path or content, how
 // long, why, and the choices, with every character that would not show as
@@ -86,6 +94,15 @@ func DescribeApproval(r peer.ApprovalRequest, self string, check PathCheck) Appr
 	a.Fields = append(a.Fields, Field{"who", r.From})
 	a.Fields = append(a.Fields, Field{"capability", strings.Join(r.Caps, ", ")})
 	a.Fields = append(a.Fields, Field{"on", onText(r, self)})
+	// How an exec would run here, high up where no scrolling hides it.
+	switch r.Sandbox {
+	case "none":
+		a.Fields = append(a.Fields, Field{"sandbox", SandboxNone})
+	case "bwrap":
+		a.Fields = append(a.Fields, Field{"sandbox", SandboxBwrap})
+	case peer.SandboxUnavailable:
+		a.Fields = append(a.Fields, Field{"sandbox", SandboxUnavailable})
+	}
 	if r.Sub != "" && r.Sub != r.From {
 		a.Fields = append(a.Fields, Field{"for", r.Sub})
 	}

@@ -203,3 +203,25 @@ func TestChoices(t *testing.T) {
 		})
 	}
 }
+
+// An exec prompt says how the command would run here: "runs unsandboxed
+// as you" when the node's exec sandbox is not in use.
+func TestDescribeApprovalSandbox(t *testing.T) {
+	base := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":["make","test"]}`)}
+	for _, tc := range []struct {
+		sandbox, want string
+	}{{"none", "none: runs unsandboxed as you"}, {"bwrap", SandboxBwrap}, {peer.SandboxUnavailable, SandboxUnavailable}, {"", ""}} {
+		r := base
+		r.Sandbox = tc.sandbox
+		var got string
+		for _, f := range DescribeApproval(r, bob, nil).Fields {
+			if f.Label == "sandbox" {
+				got = f.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("sandbox %q: field %q, want %q", tc.sandbox, got, tc.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func init() {
 		cmdBlobs, cmdBlob, cmdWatch,
 		cmdPending, cmdDecide,
 		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
-		cmdPresence, cmdMirror, cmdPrivate,
+		cmdPresence, cmdMirror, cmdPrivate, cmdSandbox,
 		cmdInvite, cmdAdd,
 		cmdVersion, cmdCompletion, cmdHelp,
 	}

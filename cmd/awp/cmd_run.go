@@ -13,6 +13,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
@@ -21,6 +22,7 @@ var cmdRun = &command{
 	usage: "awp run [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--dial ADDR]… [--name N] [--about A] " +
 		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
 		"[--presence full|peers|none] [--harness H] [--model M] [--approve deny|ask] [--approval-timeout D] " +
+		"[--exec-sandbox auto|bwrap|none] [--exec-network=false] " +
 		"[--allow-public-tcp] [--tailcat-relay R] [--verbose]",
 	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
 	run:     runRun,
@@ -44,6 +46,8 @@ type runOptions struct {
 	verbose        bool
 	mirrorTo       stringList
 	presence       string
+	execSandbox    string
+	execNetwork    bool
 	harness, model string
 	approve        string
 	approvalWait   time.Duration
@@ -60,7 +64,9 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.Var(&o.trust, "trust", "key to mark trusted at start (repeatable)")
 	fs.StringVar(&o.accept, "accept", peer.AcceptAny, "which authenticated keys may connect: any, known (trusted, dialed or added from an invite) or trusted")
 	fs.Var(&o.mirrorTo, "mirror-to", "key of a host to mirror threads to (repeatable; replaces the stored hosts)")
-	fs.StringVar(&o.presence, "presence", "full", "presence published: full, peers or none")
+	fs.StringVar(&o.presence, "presence", "", "presence published: full (threads and whom they are with, to every peer within 8 hops), peers or none (default: the choice stored by `awp presence detail`, else peers)")
+	fs.StringVar(&o.execSandbox, "exec-sandbox", "", "how exec requests run: auto (bubblewrap when it works here, else unsandboxed as you), bwrap (bubblewrap or not at all) or none (default: the choice stored by `awp sandbox`, else auto)")
+	fs.BoolVar(&o.execNetwork, "exec-network", true, "sandboxed exec has network; false: only its own loopback")
 	fs.StringVar(&o.harness, "harness", "", "the agent harness, published in presence")
 	fs.StringVar(&o.model, "model", "", "the agent model, published in presence")
 	fs.StringVar(&o.approve, "approve", "deny", "requests no grant covers: deny at once, or ask (wait for `awp decide`)")
@@ -80,8 +86,13 @@ func (o *runOptions) check() error {
 	default:
 		return usagef("--accept %q: want any, known or trusted", o.accept)
 	}
+	if o.execSandbox != "" {
+		if err := profile.CheckSandboxMode(o.execSandbox); err != nil {
+			return usagef("--exec-sandbox %q: want auto, bwrap or none", o.execSandbox)
+		}
+	}
 	switch o.presence {
-	case "full", "peers", "none":
+	case "", "full", "peers", "none":
 	default:
 		return usagef("--presence %q: want full, peers or none", o.presence)
 	}
@@ -115,6 +126,12 @@ func runRun(e *env, args []string) error {
 	}
 	if err := o.check(); err != nil {
 		return err
+	}
+	if o.execSandbox == profile.SandboxBwrap {
+		// Asked for by name: refuse to start rather than refuse every exec.
+		if st := (&profile.Runner{Sandbox: profile.SandboxBwrap}).SandboxStatus(); !st.Available {
+			return fmt.Errorf("--exec-sandbox bwrap: %s", st.Reason)
+		}
 	}
 	gctune.Node() // a long-running node: fewer collections (GOGC/GOMEMLIMIT win)
 	dir, err := e.dataDir(fs.data)
@@ -170,6 +187,8 @@ func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string
 		WarmBuffers:    o.warmBuffers,
 		Logger:         log.With("component", "peer"),
 		Presence:       o.presence,
+		ExecSandbox:    o.execSandbox,
+		ExecNoNetwork:  !o.execNetwork,
 		Harness:        o.harness,
 		Model:          o.model,
 		// --approve ask: a nil Approver leaves requests pending for

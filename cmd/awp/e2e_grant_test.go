@@ -74,8 +74,12 @@ func TestEndToEndGrants(t *testing.T) {
 	if bobDoc["name"] != "bob" || bobDoc["harness"] != "e2e-harness" || bobDoc["model"] != "e2e-model" {
 		t.Fatalf("bob's presence doc = %v", bobDoc)
 	}
-	if got := strings.TrimSpace(cli(t, "presence", "--data", dirB, "detail")); got != "full" {
+	// peers by default: no threads until the person chooses full.
+	if got := strings.TrimSpace(cli(t, "presence", "--data", dirB, "detail")); got != "peers" {
 		t.Fatalf("bob's presence detail = %q", got)
+	}
+	if _, ok := bobDoc["threads"]; ok {
+		t.Fatalf("bob's default presence carries threads: %v", bobDoc)
 	}
 
 	// No grant: bob (--approve deny, the default) refuses, nothing runs.

@@ -438,8 +438,25 @@ func TestRunConfig(t *testing.T) {
 	log := slogDiscard()
 	o := parse()
 	cfg := o.config(k, "/d", "/w", []string{defaultListen}, log)
-	if _, deny := cfg.Approver.(peer.DenyAll); !deny || cfg.ApprovalTimeout != 0 || cfg.MirrorTo != nil || cfg.Presence != "full" {
-		t.Fatalf("default config: approver %T, timeout %v, mirror %q, presence %q", cfg.Approver, cfg.ApprovalTimeout, cfg.MirrorTo, cfg.Presence)
+	// Presence and the exec sandbox: "" is the person's stored choice, else
+	// the node's defaults (peers; auto).
+	if _, deny := cfg.Approver.(peer.DenyAll); !deny || cfg.ApprovalTimeout != 0 || cfg.MirrorTo != nil || cfg.Presence != "" ||
+		cfg.ExecSandbox != "" || cfg.ExecNoNetwork {
+		t.Fatalf("default config: approver %T, timeout %v, mirror %q, presence %q, sandbox %q, no network %v",
+			cfg.Approver, cfg.ApprovalTimeout, cfg.MirrorTo, cfg.Presence, cfg.ExecSandbox, cfg.ExecNoNetwork)
+	}
+	o = parse("--presence", "full", "--exec-sandbox", "none", "--exec-network=false")
+	cfg = o.config(k, "/d", "/w", []string{defaultListen}, log)
+	if cfg.Presence != "full" || cfg.ExecSandbox != "none" || !cfg.ExecNoNetwork {
+		t.Fatalf("--presence full --exec-sandbox none --exec-network=false: %+v", cfg)
+	}
+	for _, bad := range [][]string{{"--exec-sandbox", "chroot"}, {"--presence", "all"}} {
+		fs := newFlags("run")
+		var o runOptions
+		o.flags(fs)
+		if _, err := fs.parse(bad); err != nil || o.check() == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 	a, b := fakeKey(t, "A"), fakeKey(t, "B")
 	o = parse("--approve", "ask", "--approval-timeout", "90s", "--mirror-to", a, "--mirror-to", b,

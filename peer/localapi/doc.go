@@ -34,6 +34,8 @@
 //	POST /v0/private {th,from}      → SendResult
 //	GET  /v0/invite                 → {"invite"}
 //	POST /v0/add     {invite}       → {"key"}; a failure after recording the peer carries "key"
+//	GET  /v0/exec-sandbox           → {"mode","sandbox","network","available","reason"?}
+//	POST /v0/exec-sandbox {mode}    → the same, after the change (mode: auto, bwrap or none)
 //
 // A failure is a non-2xx status with the body {"error":MSG,"code":CODE};
 // the client turns it into a *RemoteError whose Error is MSG, and maps the

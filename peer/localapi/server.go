@@ -128,6 +128,8 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v0/private", s.handlePrivate)
 	handle("GET /v0/invite", s.handleInvite)
 	handle("POST /v0/add", s.handleAdd)
+	handle("GET /v0/exec-sandbox", s.handleExecSandbox)
+	handle("POST /v0/exec-sandbox", s.handleSetExecSandbox)
 	mux.Handle("/", s.track(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "localapi: no endpoint "+r.Method+" "+r.URL.Path)
 	}))

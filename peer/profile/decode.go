@@ -99,7 +99,7 @@ func unmarshal(data []byte, v any, fields ...string) error {
 
 func decodeExec(data []byte) (ExecRequest, []string, error) {
 	var req ExecRequest
-	if err := unmarshal(data, &req, "cmd", "cwd", "env", "timeout", "stdin"); err != nil {
+	if err := unmarshal(data, &req, "cmd", "cwd", "env", "timeout", "stdin", "network"); err != nil {
 		return req, nil, err
 	}
 	argv, err := req.Argv()

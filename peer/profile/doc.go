@@ -16,16 +16,26 @@
 // Linux via /proc/self/fd/N), so a symlink swapped in after the check cannot
 // move it.
 //
+// Runner.Hidden (the node's data directory) is never reachable, even when
+// the workspace contains it: every directory a request opens is checked
+// by identity (device and inode), walking up by descriptor to the root,
+// and the last component is opened relative to that checked descriptor.
+//
+// Exec runs under bubblewrap where it works (Runner.Sandbox, "Exec
+// sandbox" in docs/profile.md): the workspace read-write, the system
+// read-only, home, the runtime directory and the data directory hidden, a
+// fresh /tmp, its own PID namespace.
+//
 // # Caveats
 //
-// The sandbox confines paths, not programs: a granted exec runs with the
-// peer's own user rights and can read or write anything that user can
-// ("cd / && …"). An exec grant is full shell access; fs grants are the
-// confined ones.
+// Without the sandbox (SandboxNone, or no working bwrap under SandboxAuto)
+// a granted exec runs with the peer's own user rights and can read or
+// write anything that user can ("cd / && …"): an exec grant is then full
+// shell access; fs grants are the confined ones.
 //
-// On timeout the child's process group is killed; a grandchild that leaves
-// the group (setsid, setpgid) survives. After a normal exit, background
-// processes the command started are left running.
+// On timeout the child's process group is killed; unsandboxed, a
+// grandchild that leaves the group (setsid, setpgid) survives, and after a
+// normal exit background processes the command started are left running.
 //
 // Choices where the profile (docs/protocol/profile.md) is silent are listed in docs/profile.md.
 //

@@ -52,7 +52,15 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 		outs[i] = f
 	}
 
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd, status, e := r.command(w, dir, argv, req)
+	if e != "" {
+		res.Error = e
+		closeRemove(outs[:])
+		return res, nil
+	}
+	if status != nil {
+		defer closeRemove([]*os.File{status})
+	}
 	cmd.Dir = cdir
 	cmd.Env = r.env(req.Env)
 	cmd.Stdout, cmd.Stderr = outs[0], outs[1]
@@ -93,7 +101,8 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 		}
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
-	if res.Error == "" {
+	sandboxFailed := status != nil && res.Error == "" && !statusExitCode(status)
+	if res.Error == "" && !sandboxFailed {
 		res.Exit = cmd.ProcessState.ExitCode()
 		if res.Exit < 0 {
 			res.Error = cmd.ProcessState.String() // e.g. "signal: segmentation fault"
@@ -116,6 +125,11 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 			res.Stdout, res.StdoutTruncated = text, truncated
 		} else {
 			res.Stderr, res.StderrTruncated = text, truncated
+		}
+		if i == 1 && sandboxFailed {
+			// bwrap could not start the command (execvp, chdir): its
+			// message, on stderr, is the error.
+			res.Error = "sandbox: " + bwrapMessage(text)
 		}
 		if att != nil {
 			atts = append(atts, *att)
@@ -175,4 +189,70 @@ func closeRemove(fs []*os.File) {
 			os.Remove(f.Name())
 		}
 	}
+}
+
+// command builds the child: argv itself, or bwrap running argv in the
+// sandbox (then status is the --json-status-fd file). On failure the
+// third result is the result error.
+func (r *Runner) command(w *workspace, dir *os.File, argv []string, req ExecRequest) (*exec.Cmd, *os.File, string) {
+	sb := r.SandboxStatus()
+	noNet := r.NoNetwork || req.Network != nil && !*req.Network
+	switch {
+	case sb.Sandbox == SandboxNone && req.Network != nil && !*req.Network:
+		return nil, nil, "network: false needs the exec sandbox, which is off here (" + sb.Reason + ")"
+	case sb.Sandbox == SandboxNone:
+		return exec.Command(argv[0], argv[1:]...), nil, ""
+	case !sb.Available:
+		return nil, nil, ErrNoSandbox + ": " + sb.Reason
+	}
+	bw, err := r.bwrapPath()
+	if err != nil {
+		return nil, nil, ErrNoSandbox + ": " + err.Error()
+	}
+	// A bare name is looked up in the node's PATH, as without the sandbox
+	// (and fails the same way when it is not there).
+	prog := argv[0]
+	if !strings.Contains(prog, "/") {
+		c := exec.Command(prog)
+		if c.Err != nil {
+			return nil, nil, c.Err.Error()
+		}
+		prog = c.Path
+	}
+	cwd, err := dirPath(dir)
+	if err != nil {
+		return nil, nil, "working directory: " + err.Error()
+	}
+	home := r.HomeDir
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	plan := bwrapPlan{ws: realPath(w.names[0]), cwd: cwd, home: realPath(home),
+		runtime: realPath(os.Getenv("XDG_RUNTIME_DIR")), noNet: noNet}
+	for _, h := range w.g.paths {
+		if rp := realPath(h); rp != "" {
+			plan.hidden = append(plan.hidden, rp)
+		}
+	}
+	if plan.ws == "" || !under(cwd, plan.ws) {
+		return nil, nil, ErrOutside
+	}
+	status, err := os.CreateTemp(r.tempDir(), "awp-exec-status-*")
+	if err != nil {
+		return nil, nil, "status file: " + errText(err)
+	}
+	args := append(plan.args(3), prog)
+	cmd := exec.Command(bw, append(args, argv[1:]...)...)
+	cmd.ExtraFiles = []*os.File{status} // descriptor 3
+	return cmd, status, ""
+}
+
+// bwrapMessage picks bwrap's own message out of stderr.
+func bwrapMessage(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(l, "bwrap: "); ok {
+			return m
+		}
+	}
+	return "could not start the command"
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -29,13 +28,16 @@ func (r *Runner) read(w *workspace, from key.PublicKey, req ReadRequest, wantBlo
 func (r *Runner) readIn(w *workspace, req ReadRequest, wantBlobs bool) (ReadResult, []Attachment) {
 	res := ReadResult{Path: req.Path, Offset: req.Offset}
 	rel, e := w.rel(req.Path)
+	if e == "" {
+		rel, e = w.resolveFinal(rel)
+	}
 	if e != "" {
 		res.Error = e
 		return res, nil
 	}
-	f, err := w.root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
-	if err != nil {
-		res.Error = errText(err)
+	f, e := w.open(rel, os.O_RDONLY|oNonblock, 0, false)
+	if e != "" {
+		res.Error = e
 		return res, nil
 	}
 	defer f.Close()
@@ -45,7 +47,7 @@ func (r *Runner) readIn(w *workspace, req ReadRequest, wantBlobs bool) (ReadResu
 		return res, nil
 	}
 	if st.IsDir() {
-		return readDir(f, res), nil
+		return readDir(w.g, f, res), nil
 	}
 	if !st.Mode().IsRegular() {
 		res.Error = "not a regular file"
@@ -99,28 +101,31 @@ func (r *Runner) readIn(w *workspace, req ReadRequest, wantBlobs bool) (ReadResu
 	return res, []Attachment{{Name: name, Mime: m, Path: path, Size: size, Sha256: sum}}
 }
 
-func readDir(f *os.File, res ReadResult) ReadResult {
+// readDir lists the open directory f. Entries that are hidden (the data
+// directory, a hard link to one of its files, or a symbolic link to
+// either) are left out, as if they were not there.
+func readDir(g *guard, f *os.File, res ReadResult) ReadResult {
 	res.Dir = true
-	des, err := f.ReadDir(16 * MaxEntries)
+	names, err := f.Readdirnames(16 * MaxEntries)
 	if err != nil && err != io.EOF {
 		return ReadResult{Path: res.Path, Error: errText(err)}
 	}
-	if len(des) == 16*MaxEntries {
+	if len(names) == 16*MaxEntries {
 		res.EntriesTruncated = true
 	}
-	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if len(des) > MaxEntries {
-		des, res.EntriesTruncated = des[:MaxEntries], true
+	slices.Sort(names)
+	if len(names) > MaxEntries {
+		names, res.EntriesTruncated = names[:MaxEntries], true
 	}
-	res.Entries = make([]Entry, 0, len(des))
-	for _, de := range des {
-		info, err := de.Info()
-		if err != nil {
-			continue // removed since it was listed
+	res.Entries = make([]Entry, 0, len(names))
+	for _, name := range names {
+		info, hidden, err := g.entry(f, name)
+		if err != nil || hidden {
+			continue // removed since it was listed, or never to be seen
 		}
 		e := Entry{
-			Name:  de.Name(),
-			Dir:   de.IsDir(),
+			Name:  name,
+			Dir:   info.IsDir(),
 			Size:  info.Size(),
 			Mode:  fmt.Sprintf("%04o", info.Mode().Perm()),
 			MTime: info.ModTime().UTC().Format(time.RFC3339),
@@ -147,17 +152,16 @@ func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string 
 	if e != "" {
 		return e
 	}
-	if req.Mkdir {
-		if dir := filepath.Dir(filepath.Clean(rel)); dir != "." {
-			if err := w.root.MkdirAll(dir, 0o755); err != nil {
-				return errText(err)
-			}
-		}
+	// A symbolic link as the last component is written through (to its
+	// target inside the root), as an editor would.
+	rel, e = w.resolveFinal(rel)
+	if e != "" {
+		return e
 	}
 	if req.Append {
-		f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNonblock, 0o644)
-		if err != nil {
-			return errText(err)
+		f, e := w.open(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNonblock, 0o644, req.Mkdir)
+		if e != "" {
+			return e
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
@@ -172,36 +176,40 @@ func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string 
 		return ""
 	}
 	// Replace atomically: a temporary file beside the target, fsync, rename,
-	// fsync the directory. A symbolic link as the last component is written
-	// through (to its target inside the root), as an editor would.
-	rel, e = w.resolveFinal(rel)
+	// fsync the directory, all relative to the checked parent directory.
+	d, base, e := w.parent(rel, req.Mkdir)
 	if e != "" {
 		return e
 	}
+	defer d.close()
+	if base == "" {
+		return "is a directory"
+	}
 	perm := fs.FileMode(0o644)
-	if st, err := w.root.Stat(rel); err == nil {
-		if !st.Mode().IsRegular() {
-			if st.IsDir() {
-				return "is a directory"
-			}
+	if mode, hidden, err := w.g.statAt(d, base); err == nil {
+		switch {
+		case hidden:
+			return ErrOutside
+		case mode.IsDir():
+			return "is a directory"
+		case !mode.IsRegular():
 			return "not a regular file"
 		}
-		perm = st.Mode().Perm()
+		perm = mode.Perm()
 	} else if !isNotExist(err) {
 		return errText(err)
 	}
-	dir, base := filepath.Split(filepath.Clean(rel))
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+truncate(base, 100)+".awp-tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp := "." + truncate(base, 100) + ".awp-tmp-" + hex.EncodeToString(rnd[:])
+	f, err := openAt(d, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return errText(err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			_ = w.root.Remove(tmp)
+			_ = removeAt(d, tmp)
 		}
 	}()
 	_, err = f.Write(content)
@@ -217,17 +225,11 @@ func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string 
 	if err != nil {
 		return errText(err)
 	}
-	if err := w.root.Rename(tmp, rel); err != nil {
+	if err := renameAt(d, tmp, base); err != nil {
 		return errText(err)
 	}
 	ok = true
-	if dir == "" {
-		dir = "."
-	}
-	if d, err := w.root.Open(dir); err == nil {
-		_ = d.Sync() // best effort: the data itself is already durable
-		d.Close()
-	}
+	_ = d.f.Sync() // best effort: the data itself is already durable
 	return ""
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,13 +32,29 @@ func FuzzHandle(f *testing.F) {
 		{2, `{"path":"notes/todo.md","content":"...","encoding":"utf-8","append":false,"mkdir":true}`},
 		{2, `{"path":"../outside/x","content":"AAA=","encoding":"base64","mkdir":true}`},
 		{2, `{"path":"sub/up/outside/x","content":"x","append":true}`},
+		{1, `{"path":".awp/identity.key"}`},
+		{1, `{"path":"hl"}`},
+		{2, `{"path":".awp/new/x","content":"x","mkdir":true}`},
+		{0, `{"cmd":["true"],"cwd":".awp","network":false}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.kind, []byte(s.data))
 	}
 	mimes := []string{MimeExec, MimeRead, MimeWrite}
 	e := newEnv(f)
+	// The node's data directory inside the workspace, with a hard link to
+	// its key elsewhere: never read, written or listed.
+	dataDir := filepath.Join(e.ws, ".awp")
+	if err := os.Mkdir(dataDir, 0o700); err != nil {
+		f.Fatal(err)
+	}
+	e.file(filepath.Join(dataDir, "identity.key"), dataSecret)
+	if err := os.Link(filepath.Join(dataDir, "identity.key"), filepath.Join(e.ws, "hl")); err != nil {
+		f.Fatal(err)
+	}
+	e.r.Hidden = []string{dataDir}
 	before := e.snapshotNoFail()
+	hiddenBefore := e.treeNoFail(dataDir)
 	f.Fuzz(func(t *testing.T, kind byte, data []byte) {
 		mime := mimes[int(kind)%len(mimes)]
 		if mime == MimeExec {
@@ -54,7 +71,31 @@ func FuzzHandle(f *testing.F) {
 		if after := e.snapshotNoFail(); after != before {
 			t.Fatalf("outside changed by %s %q:\n%s\n---\n%s", mime, data, before, after)
 		}
+		if after := e.treeNoFail(dataDir); after != hiddenBefore {
+			t.Fatalf("the data directory changed by %s %q:\n%s\n---\n%s", mime, data, hiddenBefore, after)
+		}
+		if strings.Contains(string(res.Data), dataSecret) || strings.Contains(string(res.Data), `"name":".awp"`) {
+			t.Fatalf("%s %q reached the data directory: %s", mime, data, res.Data)
+		}
 	})
+}
+
+// treeNoFail lists dir's names and contents, for the fuzz target.
+func (e *env) treeNoFail(dir string) string {
+	var out string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			out += "ERR " + err.Error() + "\n"
+			return nil
+		}
+		out += p
+		if c, err := os.ReadFile(p); err == nil {
+			out += " " + string(c)
+		}
+		out += "\n"
+		return nil
+	})
+	return out
 }
 
 // tameExec replaces cmd with a fixed harmless command and caps the
@@ -71,7 +112,7 @@ func tameExec(data []byte) []byte {
 		m["timeout"] = json.RawMessage(`5`)
 	}
 	for k := range m {
-		if k != "cmd" && k != "timeout" && k != "cwd" && k != "env" && k != "stdin" {
+		if k != "cmd" && k != "timeout" && k != "cwd" && k != "env" && k != "stdin" && k != "network" {
 			delete(m, k) // a case-folded "CMD" must not smuggle a command in
 		}
 	}

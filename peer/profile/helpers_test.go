@@ -115,7 +115,7 @@ func newEnv(t testing.TB) *env {
 			t.Fatal(err)
 		}
 	}
-	e.r = &Runner{Root: e.ws, TempDir: e.tmp, BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "BASE=1"}}
+	e.r = &Runner{Root: e.ws, TempDir: e.tmp, BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "BASE=1"}, Sandbox: SandboxNone}
 	return e
 }
 

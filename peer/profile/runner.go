@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -22,20 +23,51 @@ const (
 	MaxEntries        = 4096              // directory entries returned by fs:read
 	DefaultMaxPerPeer = 4
 	DefaultMaxTotal   = 16
+
+	// maxWalkUp bounds the directories walked up from an opened one to
+	// the workspace root when checking it against the hidden directories:
+	// deeper than any path PATH_MAX (4,096 bytes) allows, so only a
+	// directory moved under the walk reaches it (then: refused).
+	maxWalkUp = 4096
+	// maxHiddenFiles bounds the entries of a hidden directory whose files
+	// are recognized through a hard link elsewhere (identity.key, awp.db
+	// and the rest of the data directory's top level: a few dozen).
+	maxHiddenFiles = 1024
 )
 
 // Runner runs profile requests in the workspace Root. Set its fields, then
 // call Handle from any number of goroutines; the fields must not change
 // afterwards. The zero value is unusable only for lack of Root.
 type Runner struct {
-	Root       string       // workspace root directory (required)
+	Root string // workspace root directory (required)
+	// Hidden are directories no request may reach even when Root
+	// contains them: the node's data directory (identity.key, awp.db,
+	// blobs, awp.sock). A path into one fails with ErrOutside, by any
+	// spelling; a listing leaves it out; exec cannot start in it, and
+	// under the sandbox cannot see it.
+	Hidden     []string
 	MaxPerPeer int          // concurrent requests per peer; 0 means DefaultMaxPerPeer
 	MaxTotal   int          // concurrent requests in all; 0 means DefaultMaxTotal
 	BaseEnv    []string     // exec base environment ("K=V"); nil means os.Environ()
 	TempDir    string       // where output and attachment files go; "" means os.TempDir()
 	Logger     *slog.Logger // nil: silent
 
+	// Sandbox is how exec runs: SandboxAuto ("" too), SandboxBwrap or
+	// SandboxNone (docs/profile.md "Exec sandbox"); SetSandbox changes it
+	// later.
+	Sandbox string
+	// NoNetwork runs sandboxed exec without network (only its own
+	// loopback). A request's "network": false asks the same of one exec.
+	NoNetwork bool
+	// Bwrap is the bubblewrap program; "" means "bwrap" in PATH.
+	Bwrap string
+	// HomeDir is hidden from sandboxed exec (except what of it is the
+	// workspace); "" means os.UserHomeDir().
+	HomeDir string
+
 	beforeStart func() // test hook: runs after the cwd check, before the child starts
+
+	mode atomic.Pointer[string] // set by SetSandbox
 
 	mu      sync.Mutex // mu guards: running, total
 	running map[key.PublicKey]int
@@ -80,7 +112,7 @@ func (r *Runner) Handle(ctx context.Context, from key.PublicKey, mime string, da
 		return Result{}, fmt.Errorf("%w: %s has too many requests running", ErrBusy, from.Short())
 	}
 	defer r.release(from)
-	w, err := openWorkspace(r.Root)
+	w, err := openWorkspace(r.Root, r.Hidden)
 	if err != nil {
 		return Result{}, err
 	}

@@ -50,6 +50,10 @@ type ExecRequest struct {
 	Env     map[string]string `json:"env,omitempty"`     // added to the runner's base environment
 	Timeout int               `json:"timeout,omitempty"` // seconds; 0 means DefaultTimeout
 	Stdin   string            `json:"stdin,omitempty"`   // written to the process, then closed
+	// Network false asks for no network (an extension: sandboxed exec
+	// only; an unsandboxed runner refuses the request rather than run it
+	// with network). Absent or true: the runner's setting.
+	Network *bool `json:"network,omitempty"`
 }
 
 // Argv returns the command line: an argv array as is, a string as
