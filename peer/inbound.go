@@ -151,11 +151,19 @@ type inResult struct {
 	dup     bool
 	of      string // id to ack
 	line    *LineInfo
-	thread  bool // thread metadata changed
+	stored  storedLine // an own thread's line, for the event made after the commit
+	thread  bool       // thread metadata changed
 	blob    *BlobInfo
 	badCode string
 	badMsg  string
 	after   func() // work to start after the commit (profile requests…)
+}
+
+// storedLine is an inbound line stored in one of this node's threads.
+type storedLine struct {
+	seq uint64
+	raw []byte // the line as received; valid until the job is released
+	at  time.Time
 }
 
 // receive hands a content line to the commit loop; the ack follows the commit.
@@ -264,6 +272,9 @@ func (j *inJob) release() {
 }
 
 func (n *Node) afterInbound(s *session, th string, res *inResult) {
+	if st := res.stored; st.seq != 0 && res.line == nil && n.hasSubscribers() {
+		res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
+	}
 	if res.line != nil {
 		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
 	}
@@ -426,9 +437,11 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 			n.storeIntroduce(tx, peer, f, now)
 		}
 		tx.Touch(tk)
-		if n.hasSubscribers() {
-			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(h.Raw()), Seq: seq, Stored: now.UTC().Format(wire.TimeFormat)}
-		} else {
+		// The event is made after the commit, for whoever subscribes by
+		// then: a subscriber that came while this line was being stored
+		// did not see it in the store yet and must hear of it.
+		res.stored = storedLine{seq: seq, raw: h.Raw(), at: now}
+		if !n.hasSubscribers() {
 			n.commit.presenceAfter()
 		}
 		res.thread = true
