@@ -51,7 +51,7 @@ func init() {
 		cmdPending, cmdDecide,
 		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
 		cmdPresence, cmdMirror, cmdPrivate, cmdSandbox,
-		cmdInvite, cmdAdd,
+		cmdInvite, cmdAdd, cmdMCP,
 		cmdVersion, cmdCompletion, cmdHelp,
 	}
 }

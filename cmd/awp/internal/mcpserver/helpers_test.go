@@ -1,0 +1,239 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
+)
+
+// These tests run the server against real nodes (peer.Node on temporary
+// stores, linked over tcp://127.0.0.1:0, each serving its local API on a
+// real socket) and talk to it with the SDK's own client over in-memory
+// transports.
+
+// testLog routes a node's log to t.Logf.
+type testLog struct {
+	t    testing.TB
+	name string
+}
+
+func (w testLog) Write(b []byte) (int, error) {
+	w.t.Logf("%s: %s", w.name, bytes.TrimSpace(b))
+	return len(b), nil
+}
+
+// node is a running peer and a local API client for it.
+type node struct {
+	*peer.Node
+	dir string
+	c   *localapi.Client
+}
+
+// startNode starts a node on a fresh data directory (short enough for its
+// socket), with its workspace in a temporary directory, and serves its
+// local API until the test ends.
+func startNode(t testing.TB, name string, mod ...func(*peer.Config)) *node {
+	t.Helper()
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := localapitest.ShortTempDir(t)
+	cfg := peer.Config{
+		Key: k, DataDir: dir, Name: name, Listen: []string{"tcp://127.0.0.1:0"}, Workspace: t.TempDir(),
+		Approver:         peer.DenyAll{},
+		PresenceDebounce: 20 * time.Millisecond,
+		Logger:           slog.New(slog.NewTextHandler(testLog{t, name}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	n, err := peer.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dir = cfg.DataDir // a mod may choose it
+	l, err := localapi.Listen(localapi.SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &localapi.Server{Backend: n}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		srv.Close()
+		if err := <-served; err != nil {
+			t.Errorf("%s: serve: %v", name, err)
+		}
+		if err := n.Close(); err != nil {
+			t.Errorf("%s: close: %v", name, err)
+		}
+	})
+	return &node{Node: n, dir: dir, c: localapi.NewClient(localapi.SocketPath(dir))}
+}
+
+// link connects a to b and waits for the handshake.
+func link(t testing.TB, a, b *node) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := a.Connect(ctx, b.ListenAddrs()[0]); err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+}
+
+// pair starts alice and bob, linked.
+func pair(t testing.TB, modBob ...func(*peer.Config)) (alice, bob *node) {
+	alice = startNode(t, "alice")
+	bob = startNode(t, "bob", modBob...)
+	link(t, alice, bob)
+	return alice, bob
+}
+
+// session is an MCP client session with a Server for a node's data
+// directory.
+type session struct {
+	*mcp.ClientSession
+	s *Server
+}
+
+// connect serves a Server for the peer of dir to an SDK client over
+// in-memory transports; opts configure the client (handlers), o the
+// server.
+func connect(t testing.TB, dir string, copts *mcp.ClientOptions, o Options, version string) *session {
+	t.Helper()
+	o.DataDir = dir
+	if o.ProgressInterval == 0 {
+		o.ProgressInterval = 20 * time.Millisecond
+	}
+	s := New(localapi.NewClient(localapi.SocketPath(dir)), o)
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		s.Close()
+	})
+	return &session{ClientSession: cs, s: s}
+}
+
+// open is connect with default options.
+func open(t testing.TB, n *node) *session {
+	return connect(t, n.dir, nil, Options{}, "")
+}
+
+// callOK calls tool name with args, fails the test on a protocol error or
+// a tool error, and decodes the structured output into T.
+func callOK[T any](t testing.TB, s *session, name string, args any) (T, string) {
+	t.Helper()
+	var out T
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	txt := textOf(res)
+	if res.IsError {
+		t.Fatalf("%s: tool error: %s", name, txt)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: structured output %s: %v", name, b, err)
+	}
+	return out, txt
+}
+
+// try calls tool name with args and reports whether it answered without
+// a tool error, with the structured output decoded into T.
+func try[T any](t testing.TB, s *session, name string, args any) (T, bool) {
+	t.Helper()
+	var out T
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		return out, false
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	return out, json.Unmarshal(b, &out) == nil
+}
+
+// callErr calls tool name with args and returns the text of the tool
+// error it must answer with.
+func callErr(t testing.TB, s *session, name string, args any) string {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v, want a tool error", name, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s: no tool error; answer %s", name, textOf(res))
+	}
+	return textOf(res)
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// eventually polls cond until it holds, or fails after 20 s.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// args is a tool's arguments.
+type args = map[string]any
+
+// decode reads a result's structured output into v.
+func decode(t testing.TB, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", textOf(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured output %s: %v", b, err)
+	}
+}
+
+func callParams(name string, a any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: a}
+}
