@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-long bench fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
+.PHONY: all run run-headless test test-mcp test-long bench fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
 
 all: awp tray
 
@@ -38,9 +38,14 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps-test fmt-check vet
+test: deps-test fmt-check vet awp
 	$(GO) test $(TESTFLAGS) ./...
+	scripts/mcp/e2e.sh $(BUILD)/awp
 	AWP_IDLE_SECONDS=$${AWP_IDLE_SECONDS:-5} scripts/app/smoke.sh
+
+# awp mcp driven by the official MCP TypeScript SDK client (part of test).
+test-mcp: deps-test awp
+	scripts/mcp/e2e.sh $(BUILD)/awp
 
 # Long crash tests: random kill points, at least 20 iterations.
 test-long: deps-test awp

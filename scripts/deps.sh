@@ -4,7 +4,7 @@
 set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
 runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
-testing=(xvfb xauth imagemagick xdotool dunst systemd iproute2 zsh fish bubblewrap)
+testing=(xvfb xauth imagemagick xdotool dunst systemd iproute2 zsh fish bubblewrap nodejs npm)
 case "${1:-test}" in
   run) want=("${build[@]}" "${runtime[@]}") ;;
   test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;
@@ -12,6 +12,12 @@ case "${1:-test}" in
 esac
 missing=()
 for p in "${want[@]}"; do
+  # node and npm from elsewhere (nodesource's nodejs carries npm and
+  # conflicts with Debian's) do as well.
+  case "$p" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+  esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
