@@ -110,6 +110,7 @@ func newSettingsWindow(a *App) *settingsWindow {
 		widget.NewFormItem("Notifications", s.notify),
 		widget.NewFormItem("Login", s.login),
 		widget.NewFormItem("Identity", s.identity),
+		widget.NewFormItem("Coding agents", a.agentsButton()),
 	)
 	s.w.SetContent(container.NewBorder(nil, container.NewBorder(nil, nil, nil, s.save, s.note), nil, nil, container.NewVScroll(form)))
 	s.w.Resize(fyne.NewSize(620, 520))
