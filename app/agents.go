@@ -24,7 +24,7 @@ import (
 // give a coding agent its own AWP peer, for Claude Code, Codex and any MCP
 // client (mcp.json). The agent's harness starts `awp mcp --run` with them:
 // a peer with its own identity (a file in its data directory) that dials
-// this tray, trusts it, and mirrors its threads here (NOTES.md §2) so the
+// this tray, trusts it, and mirrors its threads here (docs/protocol/mirror.md) so the
 // person sees what the agent says to others. The window can also create
 // that identity now and trust it on this tray, so the agent is known
 // before it first connects.

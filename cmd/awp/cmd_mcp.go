@@ -36,6 +36,11 @@ func runMCP(e *env, args []string) error {
 	fs := newFlags("mcp")
 	var o runOptions
 	o.flags(fs)
+	// An agent's peer rarely moves large blobs: it makes the transfer
+	// buffers (76 MiB) when one comes, unless --warm-buffers says otherwise.
+	if f := fs.Lookup("warm-buffers"); f != nil {
+		o.warmBuffers, f.DefValue = false, "false"
+	}
 	runPeer := fs.Bool("run", false, "start the peer of --data in this process when none runs, and stop it when the session ends")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -57,13 +62,6 @@ func runMCP(e *env, args []string) error {
 	}
 	if err := o.check(); err != nil {
 		return err
-	}
-	// An agent's peer rarely moves large blobs: it makes the transfer
-	// buffers (76 MiB) when one comes, unless --warm-buffers says otherwise.
-	warmSet := false
-	fs.Visit(func(f *flag.Flag) { warmSet = warmSet || f.Name == "warm-buffers" })
-	if !warmSet {
-		o.warmBuffers = false
 	}
 	dir, err := e.dataDir(fs.data)
 	if err != nil {

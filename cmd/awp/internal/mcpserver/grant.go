@@ -18,7 +18,8 @@ import (
 )
 
 // askGrant follows a forbidden answer when ask_grant is set: it sends a
-// grant request (NOTES.md §5) to grant_from (default the peer asked),
+// grant request (docs/protocol/grants.md "Asking for a grant") to
+// grant_from (default the peer asked),
 // waits until the request's deadline for the answer, and when granted runs
 // the request again under the same exp. The node stores a grant that
 // arrives for it and attaches it to its next request, so the second try

@@ -7,7 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addTools registers the tools (issue 19 names them; CLI.md lists them).
+// addTools registers the tools (issue 19 names them; docs/protocol/cli.md
+// lists them).
 func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, tool[noArgs, WhoamiOut]("awp_whoami", "Who am I on AWP",
 		"This peer's key, name, listen addresses and invite.", readOnly, nil), s.whoami)

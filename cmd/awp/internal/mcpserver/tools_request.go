@@ -56,7 +56,8 @@ type RequestOut struct {
 	GrantRequest *GrantAsk       `json:"grant_request,omitempty" jsonschema:"the grant request sent, with ask_grant"`
 }
 
-// GrantAsk is a grant request awp_request sent (NOTES.md §5).
+// GrantAsk is a grant request awp_request sent (docs/protocol/grants.md
+// "Asking for a grant").
 type GrantAsk struct {
 	To     string `json:"to" jsonschema:"who was asked"`
 	Th     string `json:"th" jsonschema:"its thread: awp_wait th=… hears a late answer"`
@@ -100,7 +101,8 @@ func (s *Server) request(ctx context.Context, req *mcp.CallToolRequest, in Reque
 	if timeout <= 0 {
 		timeout = DefaultRequestSeconds * time.Second
 	}
-	// exp is the moment this call stops waiting (PROFILE.md "Request expiry").
+	// exp is the moment this call stops waiting (docs/protocol/profile.md
+	// "Request expiry").
 	deadline := time.Now().Add(timeout).Truncate(time.Millisecond)
 	th := in.Th
 	if th == "" {
@@ -180,7 +182,7 @@ func (s *Server) requestResult(out RequestOut, res json.RawMessage) (*mcp.CallTo
 }
 
 // requestData checks the arguments of kind and builds the request's data
-// (PROFILE.md shapes) without exp.
+// (docs/protocol/profile.md) without exp.
 func requestData(in RequestIn) (mime string, data map[string]any, err error) {
 	if strings.TrimSpace(in.To) == "" {
 		return "", nil, badArg("to is empty: name the peer that runs the request (awp_peers lists them)")
