@@ -105,13 +105,3 @@ func testResources(t *testing.T, version string) {
 		t.Fatal("no inbox update")
 	}
 }
-
-func drain(ch chan string) {
-	for {
-		select {
-		case <-ch:
-		default:
-			return
-		}
-	}
-}
