@@ -237,3 +237,12 @@ func decode(t testing.TB, res *mcp.CallToolResult, v any) {
 func callParams(name string, a any) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: name, Arguments: a}
 }
+
+// decodeAny reads a result's structured output into v, tool error or not.
+func decodeAny(t testing.TB, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured output %s: %v", b, err)
+	}
+}

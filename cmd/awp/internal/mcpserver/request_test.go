@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -180,29 +182,64 @@ func TestRequestAskGrantDenied(t *testing.T) {
 }
 
 // TestRequestTimeoutCarriesExp: bob holds the request for a person; the
-// agent gives up after timeout_s, and the request bob holds carries that
-// moment as its exp.
+// request he holds carries, as its exp, the moment the agent stops
+// waiting; the agent gives up then, and bob withdraws the request at its
+// exp, so nothing runs later.
 func TestRequestTimeoutCarriesExp(t *testing.T) {
 	a, b := pair(t, func(c *peer.Config) { c.Approver = nil; c.ApprovalTimeout = time.Minute })
 	s := open(t, a)
 	sent := time.Now()
-	res, err := s.CallTool(context.Background(), callParams("awp_request", args{"to": "bob", "kind": "exec", "cmd": []string{"true"}, "timeout_s": 1}))
-	if err != nil || !res.IsError {
-		t.Fatalf("timed out request: %v %+v", err, res)
-	}
-	if txt := textOf(res); !strings.Contains(txt, "no answer") || !strings.Contains(txt, "exp") {
-		t.Fatalf("text = %q", txt)
-	}
-	// The request reaches bob even after alice gave up (here, at once).
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := s.CallTool(context.Background(), callParams("awp_request", args{"to": "bob", "kind": "exec",
+			"cmd": []string{"touch", "ran"}, "timeout_s": 3}))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
 	var pend []peer.ApprovalRequest
 	eventually(t, "the request held at bob", func() bool { pend = b.Pending(); return len(pend) == 1 })
 	var d map[string]any
 	if err := json.Unmarshal(pend[0].Detail, &d); err != nil {
 		t.Fatal(err)
 	}
-	e, err := wire.ParseTime(d["exp"].(string))
-	if err != nil || e.Before(sent.Add(time.Second-10*time.Millisecond)) || e.After(sent.Add(2*time.Second)) {
-		t.Fatalf("held request's exp %v (%v), sent at %v with timeout 1s", e, err, sent)
+	exp, _ := d["exp"].(string)
+	e, err := wire.ParseTime(exp)
+	if err != nil || e.Before(sent.Add(3*time.Second-10*time.Millisecond)) || e.After(time.Now().Add(3*time.Second)) {
+		t.Fatalf("held request's exp %q (%v), sent at %v with timeout_s 3", exp, err, sent)
+	}
+	res := <-done
+	if res == nil || !res.IsError {
+		t.Fatalf("timed out request: %+v", res)
+	}
+	if txt := textOf(res); !strings.Contains(txt, "no answer") || !strings.Contains(txt, exp) {
+		t.Fatalf("text = %q, want the exp %s in it", txt, exp)
+	}
+	eventually(t, "bob to withdraw the request at its exp", func() bool { return len(b.Pending()) == 0 })
+	if _, err := os.Stat(filepath.Join(b.Workspace(), "ran")); !os.IsNotExist(err) {
+		t.Fatalf("the expired request ran: %v", err)
+	}
+}
+
+// TestRequestExpiredResult: a peer that finds the request past its exp
+// (here bob's clock runs an hour ahead) answers "expired"; the agent gets
+// a tool error that says nothing ran, with the result.
+func TestRequestExpiredResult(t *testing.T) {
+	a, b := pair(t, func(c *peer.Config) { c.Now = func() time.Time { return time.Now().Add(time.Hour) } })
+	grantTo(t, b, a, "exec")
+	s := open(t, a)
+	res, err := s.CallTool(context.Background(), callParams("awp_request", args{"to": "bob", "kind": "exec", "cmd": []string{"touch", "ran"}, "timeout_s": 60}))
+	if err != nil || !res.IsError {
+		t.Fatalf("expired request: %v %+v", err, res)
+	}
+	var out RequestOut
+	decodeAny(t, res, &out)
+	if out.Error != "expired" || !strings.Contains(textOf(res), "nothing ran") {
+		t.Fatalf("answer %+v, text %q", out, textOf(res))
+	}
+	if _, err := os.Stat(filepath.Join(b.Workspace(), "ran")); !os.IsNotExist(err) {
+		t.Fatalf("the expired request ran: %v", err)
 	}
 }
 
