@@ -70,6 +70,7 @@ type BlobInfo struct {
 	ReceivedAt string `json:"received_at,omitempty"`
 	Complete   bool   `json:"complete"`
 	Corrupt    bool   `json:"corrupt"`
+	Reason     string `json:"reason,omitempty"` // why it is corrupt, or was refused or dropped
 	Sha256     string `json:"sha256,omitempty"`
 	Dir        string `json:"dir"` // "in" or "out"
 }

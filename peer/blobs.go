@@ -15,8 +15,10 @@ import (
 )
 
 // announceBlobs records the blobs a received msg announces, so their chunks
-// have somewhere to go.
-func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now time.Time) error {
+// have somewhere to go. Each one's size counts in the sender's usage; the
+// ones admit refused (refused: ref → reason) are recorded corrupt with the
+// reason, and answered too_large once for the msg.
+func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now time.Time, refused map[string]string, res *inResult) error {
 	for _, p := range m.DecodeParts() {
 		if p.K != wire.PartBlob || p.Ref == "" {
 			continue
@@ -26,8 +28,16 @@ func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now 
 		}
 		b := &store.Blob{Dir: "in", Peer: peer.String(), Ref: p.Ref, Th: m.Th, Name: p.Name, Mime: p.Mime,
 			Size: p.Size, Sha256: p.Sha256, File: store.InBlobFile(peer, p.Ref), Created: now, Updated: now}
-		if p.Size > MaxBlobSize {
-			b.Corrupt = true
+		why := refused[p.Ref]
+		if why == "" && p.Size > MaxBlobSize {
+			why = store.ReasonTooLarge
+		}
+		if why != "" {
+			b.Corrupt, b.Reason = true, why
+			res.badCode, res.badMsg = wire.CodeTooLarge, "blob "+p.Ref+" refused: "+why
+		} else {
+			b.Counted = true
+			tx.AddUsage(peer, 0, p.Size)
 		}
 		if err := tx.PutBlob(b); err != nil {
 			return err
@@ -45,14 +55,21 @@ func (n *Node) announceBlobs(tx *store.Tx, peer key.PublicKey, m *wire.Msg, now 
 func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *store.ChunkHash, gone, written bool, res *inResult) error {
 	b, ok := tx.Blob("in", peer, c.Ref)
 	end := c.Off + int64(len(c.Data))
-	switch {
-	case !ok:
+	if !ok {
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk for a blob no msg announced: "+c.Ref
+		if written {
+			// The reader wrote it before its commit, taking it for the
+			// chunk of a msg in the same batch: no blob owns that file.
+			res.remove = append(res.remove, store.InBlobFile(peer, c.Ref))
+		}
 		return nil
+	}
+	wasCorrupt := b.Corrupt
+	switch {
 	case b.Complete && written:
 		// Written into the file of a blob that completed while the chunk
 		// was on its way (the reader could not tell): check the file again.
-		if err := n.db.Rewritten(b); err != nil {
+		if err := tx.Rewritten(b); err != nil {
 			return err
 		}
 		if !b.Corrupt {
@@ -64,13 +81,15 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 		res.badCode, res.badMsg = wire.CodeTooLarge, "blob larger than this peer accepts"
 		return nil
 	case end > b.Size:
-		b.Corrupt = true
+		if err := tx.MarkCorrupt(b, store.ReasonPastSize); err != nil {
+			return err
+		}
 		res.badCode, res.badMsg = wire.CodeBadRequest, "chunk past the announced size"
 	default:
-		switch held := b.Holds(c.Off, end); {
+		switch held := tx.BlobHolds(b, c.Off, end); {
 		case written && held:
 			// Written over bytes already hashed: the file decides at the end.
-			if err := n.db.Rewritten(b); err != nil {
+			if err := tx.Rewritten(b); err != nil {
 				return err
 			}
 		case !written && !held:
@@ -86,9 +105,15 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 		if gone {
 			data = nil
 		}
-		if err := n.db.ApplyChunkHashed(b, c.Off, int64(len(c.Data)), data, c.End, n.now(), pre); err != nil {
+		if err := tx.ApplyChunkHashed(b, c.Off, int64(len(c.Data)), data, c.End, n.now(), pre); err != nil {
 			return err
 		}
+		if b.Corrupt && b.Reason == store.ReasonFragmented {
+			res.badCode, res.badMsg = wire.CodeBadRequest, fmt.Sprintf("blob %s: chunks out of order in more than %d pieces; marked corrupt", c.Ref, store.MaxBlobRanges)
+		}
+	}
+	if b.Corrupt && !wasCorrupt {
+		res.remove = append(res.remove, b.File) // nothing opens a corrupt blob's bytes
 	}
 	if err := tx.PutBlob(b); err != nil {
 		return err
@@ -99,13 +124,13 @@ func (n *Node) storeChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk, pre *
 
 // dupChunk handles a chunk whose line is a duplicate (already stored
 // under its id): if its bytes were written to the file anyway, over bytes
-// the blob holds, the file decides the blob's sum (store.DB.Rewritten).
+// the blob holds, the file decides the blob's sum (store.Tx.Rewritten).
 func (n *Node) dupChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk) error {
 	b, ok := tx.Blob("in", peer, c.Ref)
-	if !ok || b.Corrupt || !b.Holds(c.Off, c.Off+int64(len(c.Data))) {
+	if !ok || b.Corrupt || !tx.BlobHolds(b, c.Off, c.Off+int64(len(c.Data))) {
 		return nil
 	}
-	if err := n.db.Rewritten(b); err != nil {
+	if err := tx.Rewritten(b); err != nil {
 		return err
 	}
 	return tx.PutBlob(b)
@@ -113,7 +138,7 @@ func (n *Node) dupChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk) error {
 
 func blobInfo(b *store.Blob) *BlobInfo {
 	bi := &BlobInfo{Ref: b.Ref, From: b.Peer, Th: b.Th, Name: b.Name, Mime: b.Mime, Size: b.Size,
-		Received: b.Received, Complete: b.Complete, Corrupt: b.Corrupt, Sha256: b.Sha256, Dir: b.Dir,
+		Received: b.Received, Complete: b.Complete, Corrupt: b.Corrupt, Reason: b.Reason, Sha256: b.Sha256, Dir: b.Dir,
 		ReceivedAt: wire.FormatTime(b.Updated)}
 	if b.Dir == "out" {
 		bi.Received = b.Size

@@ -21,6 +21,7 @@ type op struct {
 	written <-chan struct{} // closed once the bytes to sync are written (nil: already)
 	hashed  <-chan struct{} // closed once work fn needs (a chunk's hash) is done
 	size    int             // bytes this op holds (inbound budget; batch bound)
+	src     *session        // the session whose line this is (nil: this node's own work)
 	fn      func(tx *store.Tx) error
 	done    func(err error)
 	// job, when set, replaces fn and done (one allocation per op on the
@@ -162,31 +163,140 @@ func (c *commitLoop) stop() {
 	c.wg.Wait()
 }
 
+// maxWaiting bounds the operations the loop takes off its channel ahead of
+// the batch it builds, so it can choose among the sources fairly: all of
+// them in practice, since sessions' lines are bounded by the in-flight
+// budget (about 49,000 lines at most) and this node's own operations by
+// the goroutines waiting for them; a line left in the channel behind a
+// flood would wait for the flood.
+const maxWaiting = 1 << 16
+
+// fairQuantum is how many operations of one source go into a batch before
+// the next source's turn, and fairShare the most one source puts into a
+// batch when others have operations waiting too: a batch is committed
+// whole, so a flood's part of it is what the others' lines wait for.
+const (
+	fairQuantum = 64
+	fairShare   = maxBatch / 8
+)
+
 func (c *commitLoop) loop() {
 	defer c.wg.Done()
 	batch := make([]*op, 0, maxBatch)
+	var q fairQueue
+	open := true
 	for {
-		o, ok := <-c.ops
-		if !ok {
-			return
+		if q.n == 0 {
+			o, ok := <-c.ops
+			if !ok {
+				return
+			}
+			q.push(o)
 		}
-		batch = append(batch[:0], o)
-		bytes := o.size
 	drain:
-		for len(batch) < maxBatch && bytes < maxBatchBytes {
+		for open && q.n < maxWaiting {
 			select {
 			case o, ok := <-c.ops:
 				if !ok {
+					open = false
 					break drain
 				}
-				batch = append(batch, o)
-				bytes += o.size
+				q.push(o)
 			default:
 				break drain
 			}
 		}
+		batch = q.take(batch[:0], maxBatch, maxBatchBytes)
 		c.commit(batch)
+		clear(batch)
+		if !open && q.n == 0 {
+			return
+		}
 	}
+}
+
+// fairQueue holds the operations waiting for a batch, one queue per source
+// (a session, or nil for this node's own work), and fills batches from the
+// sources in turn, fairQuantum operations at a time: a peer that floods
+// the node with lines fills at most its turns of each batch, so another
+// peer's line waits for one batch, not for the whole flood (30,000 tiny
+// chunks from one peer used to delay every other peer's acks by 36 s).
+// Each source's operations stay in their order.
+type fairQueue struct {
+	queues map[*session]*srcQueue
+	ring   []*srcQueue // sources with operations waiting, in turn order
+	next   int         // whose turn starts the next batch
+	n      int         // operations waiting in all
+}
+
+type srcQueue struct {
+	src  *session
+	ops  []*op
+	head int
+}
+
+func (q *fairQueue) push(o *op) {
+	if q.queues == nil {
+		q.queues = map[*session]*srcQueue{}
+	}
+	sq := q.queues[o.src]
+	if sq == nil {
+		sq = &srcQueue{src: o.src}
+		q.queues[o.src] = sq
+	}
+	if sq.head == len(sq.ops) {
+		q.ring = append(q.ring, sq)
+	}
+	sq.ops = append(sq.ops, o)
+	q.n++
+}
+
+// take appends waiting operations to batch, the sources in turn, until
+// max operations or maxBytes bytes (at least one operation); with more
+// than one source waiting, at most fairShare of each.
+func (q *fairQueue) take(batch []*op, max, maxBytes int) []*op {
+	bytes := 0
+	share := max
+	if len(q.ring) > 1 {
+		share = fairShare
+	}
+	taken := map[*srcQueue]int{}
+	for q.n > 0 && len(batch) < max && (bytes < maxBytes || len(batch) == 0) {
+		if q.next >= len(q.ring) {
+			q.next = 0
+		}
+		sq := q.ring[q.next]
+		if taken[sq] >= share {
+			// Its share is in: the batch is done once every source's is.
+			full := true
+			for _, o := range q.ring {
+				full = full && taken[o] >= share
+			}
+			if full {
+				break
+			}
+			q.next++
+			continue
+		}
+		for k := 0; k < fairQuantum && taken[sq] < share && sq.head < len(sq.ops) && len(batch) < max && (bytes < maxBytes || len(batch) == 0); k++ {
+			taken[sq]++
+			o := sq.ops[sq.head]
+			sq.ops[sq.head] = nil
+			sq.head++
+			q.n--
+			batch = append(batch, o)
+			bytes += o.size
+		}
+		if sq.head == len(sq.ops) {
+			// Drained: out of the ring (its slot goes to the next source).
+			sq.ops, sq.head = sq.ops[:0], 0
+			q.ring = append(q.ring[:q.next], q.ring[q.next+1:]...)
+			delete(q.queues, sq.src)
+		} else {
+			q.next++
+		}
+	}
+	return batch
 }
 
 func (c *commitLoop) commit(batch []*op) {

@@ -233,6 +233,7 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 	}
 	hw.send(rb)
 	var early []wire.Frame
+	earlyBytes := 0
 	var pr *wire.Resume
 	for pr == nil {
 		f, err = read()
@@ -245,7 +246,14 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 		case *wire.Hello, *wire.Auth:
 			return nil, fail(wire.CodeBadFrame, "second "+f.Header().T, f.Header().ID)
 		default:
-			if len(early) >= 64 {
+			// Kept until the session runs: at most 64 lines and
+			// maxEarlyBytes (64 lines of 1 MiB in each of the handshakes
+			// in flight would be gigabytes).
+			earlyBytes += len(f.Header().Raw())
+			if c, ok := f.(*wire.Chunk); ok {
+				earlyBytes += len(c.Data)
+			}
+			if len(early) >= 64 || earlyBytes > maxEarlyBytes {
 				return nil, fail(wire.CodeBadFrame, "no resume after auth", "")
 			}
 			early = append(early, f)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -20,32 +21,56 @@ const MaxBlobSize = 64 << 30
 // maxInflight bounds the bytes of received lines waiting to be committed.
 const maxInflight = 24 << 20
 
+// opOverhead is what a received line costs in the in-flight budget beyond
+// its bytes (its op, job and decoded frame), so a flood of tiny lines is
+// bounded as well as one of large ones.
+const opOverhead = 512
+
 // budget is a counting semaphore of bytes. One holder may exceed the limit
-// alone, so a single large line always gets through.
+// alone, so a single large line always gets through. Waiters are served in
+// the order they came (a session whose lines were just committed queues
+// behind the others again), so one peer's flood cannot keep another
+// peer's reader waiting for the budget.
 type budget struct {
-	mu   sync.Mutex // guards used
-	cond sync.Cond
-	used int
-	max  int
+	mu      sync.Mutex // guards the fields below
+	used    int
+	max     int
+	waiters []*budgetWaiter
+}
+
+type budgetWaiter struct {
+	n     int
+	ready chan struct{}
 }
 
 func (b *budget) acquire(n int) {
 	b.mu.Lock()
-	if b.cond.L == nil {
-		b.cond.L = &b.mu
+	if len(b.waiters) == 0 && (b.used == 0 || b.used+n <= b.max) {
+		b.used += n
+		b.mu.Unlock()
+		return
 	}
-	for b.used > 0 && b.used+n > b.max {
-		b.cond.Wait()
-	}
-	b.used += n
+	w := &budgetWaiter{n: n, ready: make(chan struct{})}
+	b.waiters = append(b.waiters, w)
 	b.mu.Unlock()
+	<-w.ready
 }
 
 func (b *budget) release(n int) {
 	b.mu.Lock()
 	b.used -= n
-	if b.cond.L != nil {
-		b.cond.Broadcast()
+	for len(b.waiters) > 0 {
+		w := b.waiters[0]
+		if b.used > 0 && b.used+w.n > b.max {
+			break
+		}
+		b.used += w.n
+		b.waiters[0] = nil
+		b.waiters = b.waiters[1:]
+		close(w.ready)
+	}
+	if len(b.waiters) == 0 {
+		b.waiters = nil
 	}
 	b.mu.Unlock()
 }
@@ -58,7 +83,7 @@ func (s *session) readLoop() {
 	var buf []byte // decode room for the next chunk's data
 	defer func() {
 		if b := s.r.TakeBuffer(); b != nil {
-			readBufs.Put(b)
+			s.putLine(b)
 		}
 		putChunkBuf(buf) // taken for a line that was not a chunk, or none came
 	}()
@@ -67,6 +92,18 @@ func (s *session) readLoop() {
 	var rx rxBlobs
 	for {
 		raw, err := s.r.ReadLineUnchecked() // DecodeTemp checks UTF-8
+		if err != nil && s.bigLine && errors.Is(err, os.ErrDeadlineExceeded) {
+			// LongLineTimeout: idle, the buffer goes back; in the middle
+			// of a line, the line took too long.
+			if b := s.r.Shrink(); b != nil {
+				s.putLine(b)
+				putChunkBuf(buf)
+				buf = nil
+				_ = s.c.SetReadDeadline(time.Time{})
+				continue
+			}
+			err = errLongLine
+		}
 		if err != nil {
 			var de *wire.DecodeError
 			switch {
@@ -105,7 +142,27 @@ func (s *session) readLoop() {
 		if !s.handle(f, &hs, &rx) {
 			return
 		}
+		if s.bigLine {
+			s.idleLine(len(raw), &buf)
+		}
 	}
+}
+
+// idleLine runs after each line while the reader holds a long-line
+// buffer: with nothing more buffered, the buffer goes back when another
+// session waits for one or the line was short (the long ones are over);
+// otherwise the next line has LongLineTimeout from now.
+func (s *session) idleLine(n int, buf *[]byte) {
+	if s.r.Buffered() == 0 && (n < 64<<10 || s.n.lineBufs.contended()) {
+		if b := s.r.Shrink(); b != nil {
+			s.putLine(b)
+			putChunkBuf(*buf)
+			*buf = nil
+			_ = s.c.SetReadDeadline(time.Time{})
+			return
+		}
+	}
+	_ = s.c.SetReadDeadline(time.Now().Add(LongLineTimeout))
 }
 
 // handle acts on one received frame; false ends the read loop. hs writes
@@ -123,6 +180,7 @@ func (s *session) handle(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 		n.log.Info("peer sent err", "peer", s.peer.Short(), "code", f.Code, "msg", f.Msg, "re", f.Re)
 		n.publish(Event{Type: "err", Peer: s.peerS, Th: f.Th, Of: f.Re, Err: f.Code + ": " + f.Msg})
 		n.onRemoteErr(s, f)
+		s.onRefused(f)
 		if wire.FatalCode(f.Code) {
 			s.close(f)
 			return false
@@ -156,7 +214,9 @@ type inResult struct {
 	blob    *BlobInfo
 	badCode string
 	badMsg  string
-	after   func() // work to start after the commit (profile requests…)
+	after   func()   // work to start after the commit (profile requests…)
+	refused *refusal // not stored: answered with this err, not acked
+	remove  []string // blob files to delete after the commit (corrupt blobs)
 }
 
 // storedLine is an inbound line stored in one of this node's threads.
@@ -172,6 +232,7 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 	j := &inJob{s: s, f: f}
 	o := &j.op
 	o.job = j
+	o.src = s
 	c, isChunk := f.(*wire.Chunk)
 	if isChunk {
 		o.size = len(c.Data)
@@ -182,12 +243,20 @@ func (s *session) receive(f wire.Frame, hs *chunkWorker, rx *rxBlobs) bool {
 	// A chunk whose hash is computed ahead gives its share back as soon as
 	// its bytes are written and hashed (the worker returns its buffer then);
 	// anything else when its commit is done (inJob.release).
-	n.inflight.acquire(o.size)
+	n.inflight.acquire(o.size + opOverhead)
 	if isChunk {
 		// Blob bytes go to their file before the commit (on hs, or here);
 		// the commit loop only fsyncs the file before the batch commits.
 		j.data = c.Data
 		file, rec, looked := rx.chunkFile(n, s.peer, c)
+		if file != "" && !n.disk.room(s.tier, int64(len(c.Data))) {
+			// No room on the disk for this peer's bytes: not written,
+			// answered rate_limited at its commit (in order, so the
+			// lines after it in its thread wait too), and the reader
+			// forgets the blob's chain (its bytes did not go on).
+			file, j.refuse = "", errDiskLow
+			rx.forget(c.Ref)
+		}
 		j.written = file != ""
 		if file != "" && hs != nil {
 			j.hash = hs.submit(file, c, rec, looked)
@@ -219,11 +288,32 @@ type inJob struct {
 	hash    *hashJob // a chunk's write and hash on the session's chunk worker
 	data    []byte   // a pooled chunk buffer to return after the commit
 	written bool     // a chunk's bytes went to its file before the commit
+	refuse  *refusal // refused before its commit (no room on the disk)
 	res     inResult
 }
 
 func (j *inJob) run(tx *store.Tx) error {
 	j.res = inResult{}
+	h := j.f.Header()
+	// The thread's gate changes here, in commit order, so the lines of one
+	// batch see each other's (a batch that fails sets it again: finish).
+	if r := j.s.gated(h); r != nil {
+		j.res.refused = r
+		return nil
+	}
+	if j.refuse != nil {
+		j.res.refused = j.refuse
+		j.s.gate(h)
+		return nil
+	}
+	defer func() {
+		switch r := j.res.refused; {
+		case r == nil:
+			j.s.ungate(h)
+		case r.code == wire.CodeRateLimited:
+			j.s.gate(h)
+		}
+	}()
 	var pre *store.ChunkHash
 	gone := false
 	if j.hash != nil {
@@ -240,10 +330,21 @@ func (j *inJob) finish(err error) {
 	defer j.release()
 	if err != nil {
 		n.log.Error("store inbound line", "peer", s.peer.Short(), "id", h.ID, "err", err)
-		s.sendErr(wire.CodeInternal, "could not store the line", h.ID, h.Th)
+		s.gate(h)
+		s.sendErrRetry(wire.CodeInternal, "could not store the line", h.ID, h.Th, 0)
+		n.diskFailed(err)
 		return
 	}
 	res := &j.res
+	if r := res.refused; r != nil {
+		s.sendErrRetry(r.code, r.msg, h.ID, h.Th, r.retry)
+		return
+	}
+	for _, f := range res.remove {
+		if err := n.db.RemoveBlobFile(f); err != nil {
+			n.log.Warn("remove blob file", "err", err)
+		}
+	}
 	if res.badCode != "" {
 		s.sendErr(res.badCode, res.badMsg, h.ID, h.Th)
 	}
@@ -263,10 +364,11 @@ func (j *inJob) release() {
 		<-j.hash.hashed
 		if j.hash.released {
 			j.data = nil
+			j.s.n.inflight.release(opOverhead)
 			return
 		}
 	}
-	j.s.n.inflight.release(j.size)
+	j.s.n.inflight.release(j.size + opOverhead)
 	putChunkBuf(j.data) // nil or not a pool buffer: ignored
 	j.data = nil
 }
@@ -293,12 +395,15 @@ func (n *Node) afterInbound(s *session, th string, res *inResult) {
 // record already holds in order.
 func (n *Node) chunkFile(peer key.PublicKey, c *wire.Chunk) (string, *store.Blob) {
 	var b *store.Blob
+	end := c.Off + int64(len(c.Data))
+	var held bool
 	_ = n.db.View(func(tx *store.Tx) error {
-		b, _ = tx.Blob("in", peer, c.Ref)
+		if b, _ = tx.Blob("in", peer, c.Ref); b != nil {
+			held = end > c.Off && tx.BlobHolds(b, c.Off, end)
+		}
 		return nil
 	})
-	end := c.Off + int64(len(c.Data))
-	if b != nil && (b.Complete || b.Corrupt || end > b.Size || (end > c.Off && b.Holds(c.Off, end))) {
+	if b != nil && (b.Complete || b.Corrupt || end > b.Size || held) {
 		return "", b // storeInbound answers these
 	}
 	if b == nil && end > MaxBlobSize {
@@ -332,6 +437,9 @@ type rxBlob struct {
 }
 
 const maxRxBlobs = 16
+
+// forget drops what rx knows of blob ref.
+func (rx *rxBlobs) forget(ref string) { delete(rx.m, ref) }
 
 // chunkFile is Node.chunkFile with what rx knows; looked says rec is the
 // record as read now (false: rec is nil and nothing was read).
@@ -395,6 +503,14 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 		}
 		return nil
 	}
+	var refusedBlobs map[string]string
+	if _, isChunk := f.(*wire.Chunk); !isChunk {
+		var r *refusal
+		if r, refusedBlobs = n.admit(tx, s, f); r != nil {
+			res.refused = r
+			return nil
+		}
+	}
 	now := n.now()
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
 	switch f := f.(type) {
@@ -427,7 +543,7 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 			if txt := previewText(f); txt != "" {
 				t.LastText = txt
 			}
-			if err := n.announceBlobs(tx, peer, f, now); err != nil {
+			if err := n.announceBlobs(tx, peer, f, now, refusedBlobs, res); err != nil {
 				return err
 			}
 			n.inspectMsg(tx, s, f, res)

@@ -52,7 +52,7 @@ func TestWriteQueueGivesBackLines(t *testing.T) {
 	lineBufs.Warm(maxLineBufs)
 	before := lineBufs.Len()
 	var q writeQueue
-	q.init(writeLimit)
+	q.init(writeLimit, nil)
 	for range 3 {
 		if err := q.pushLine(qline{b: append(getLineBuf(), "{}"...), pooled: true}); err != nil {
 			t.Fatal(err)

@@ -79,6 +79,15 @@ type Config struct {
 	// NoSync turns off fsync (benchmarks of the non-durable path only).
 	NoSync bool
 
+	// IncompleteBlobAge overrides IncompleteBlobAge (tests).
+	IncompleteBlobAge time.Duration
+	// SweepEvery overrides how often idle blob files are closed and
+	// incomplete blobs expired (tests).
+	SweepEvery time.Duration
+	// DiskSpace overrides how the free and total bytes of the data
+	// directory's file system are read (tests).
+	DiskSpace func() (free, total uint64, err error)
+
 	// WarmBuffers makes Start fault in the buffers blob transfers use
 	// (about 76 MiB) and keep them for the life of the process, so no
 	// transfer pays for fresh memory: otherwise they are made on first
@@ -130,6 +139,10 @@ type Node struct {
 	grants   grantIndex // stored grants, by subject (grantstore.go)
 	trust    trustSet   // the trust list in memory
 	reqs     reqQueue   // requests waiting for a worker (reqpool.go)
+	disk     diskState
+	queued   sharedQueue   // content queued for every session's writer
+	lineBufs lineBufSlots  // long-line buffers lent to sessions' readers
+	sweepNow chan struct{} // a commit found the disk full: expire and clean up now
 
 	mu        sync.Mutex // guards the fields below
 	started   bool
@@ -194,6 +207,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Caps == nil {
 		cfg.Caps = DefaultCaps
 	}
+	if cfg.IncompleteBlobAge == 0 {
+		cfg.IncompleteBlobAge = IncompleteBlobAge
+	}
+	if cfg.SweepEvery == 0 {
+		cfg.SweepEvery = sweepEvery
+	}
 	if cfg.Workspace == "" {
 		cfg.Workspace, _ = os.Getwd()
 	}
@@ -218,7 +237,12 @@ func New(cfg Config) (*Node, error) {
 		waiters:   requestWaiters{},
 		pres:      presenceState{changed: make(chan struct{}, 1)},
 		inflight:  budget{max: maxInflight},
+		sweepNow:  make(chan struct{}, 1),
 		doneCh:    make(chan struct{}),
+	}
+	n.disk.space = cfg.DiskSpace
+	if n.disk.space == nil {
+		n.disk.space = func() (uint64, uint64, error) { return statfs(cfg.DataDir) }
 	}
 	n.ids.Now = now
 	if err := n.loadGrants(); err != nil {
@@ -297,9 +321,10 @@ func (n *Node) Start() error {
 			return err
 		}
 	}
-	n.wg.Add(2)
+	n.wg.Add(3)
 	go n.presenceLoop()
 	go n.keepaliveLoop()
+	go n.sweepLoop()
 	for _, a := range n.cfg.Listen {
 		if err := n.Listen(a); err != nil {
 			n.closeListeners()

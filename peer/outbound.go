@@ -3,6 +3,7 @@ package peer
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/awp-tray/awp-tray/internal/bufpool"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -41,6 +42,11 @@ func (s *session) sendLoop() {
 	acked := map[string]bool{} // threads whose resume was taken as an ack
 	var cursor uint64
 	for {
+		if seq := s.takeRewind(); seq > 0 && seq-1 < cursor {
+			// Lines the peer refused (not stored): from the first one on,
+			// everything goes again (the peer dedupes what it has).
+			cursor = seq - 1
+		}
 		var outs []store.Out
 		err := n.db.View(func(tx *store.Tx) error {
 			var err error
@@ -110,6 +116,59 @@ func (s *session) sendLoop() {
 			}})
 		}
 	}
+}
+
+// Retry delays for a line the peer answered rate_limited or internal: its
+// retry_ms within these bounds, retryDefault without one.
+const (
+	retryMin     = 100 * time.Millisecond
+	retryMax     = time.Minute
+	retryDefault = time.Second
+)
+
+// onRefused handles an err answering a line this node sent: rate_limited
+// and internal say the line was not stored (docs/protocol/framing.md), so the sender goes
+// back to it after retry_ms, in this session; the next handshake's resume
+// would do it too, but a session may last for days.
+func (s *session) onRefused(e *wire.Err) {
+	if e.Re == "" || e.Th == "" || e.Code != wire.CodeRateLimited && e.Code != wire.CodeInternal {
+		return
+	}
+	seq, ok := s.n.db.OutboxSeqIn(s.peer, e.Th, e.Re)
+	if !ok {
+		return // acked since, or not a line of ours
+	}
+	delay := retryDefault
+	if e.RetryMS > 0 {
+		delay = min(max(time.Duration(e.RetryMS)*time.Millisecond, retryMin), retryMax)
+	}
+	s.rewindMu.Lock()
+	defer s.rewindMu.Unlock()
+	if s.rewindSeq == 0 || seq < s.rewindSeq {
+		s.rewindSeq = seq
+	}
+	if !s.rewindSet {
+		s.rewindSet = true
+		time.AfterFunc(delay, func() {
+			s.rewindMu.Lock()
+			s.rewindDue, s.rewindSet = true, false
+			s.rewindMu.Unlock()
+			s.n.wakeSender(s.peer)
+		})
+	}
+}
+
+// takeRewind returns the outbox seq to send again from once its delay is
+// over (0: none).
+func (s *session) takeRewind() uint64 {
+	s.rewindMu.Lock()
+	defer s.rewindMu.Unlock()
+	if !s.rewindDue {
+		return 0
+	}
+	seq := s.rewindSeq
+	s.rewindSeq, s.rewindDue = 0, false
+	return seq
 }
 
 // lineBufs holds buffers for chunk lines: the sender builds a line in one,

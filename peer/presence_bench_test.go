@@ -22,7 +22,7 @@ func BenchmarkPresenceRelay100(b *testing.B) {
 	for i := 0; i < 101; i++ {
 		k, _ := key.NewPrivate()
 		s := &session{n: n.Node, peer: k.Public(), hello: hello}
-		s.wq.init(1 << 30)
+		s.wq.init(1<<30, nil)
 		sessions = append(sessions, s)
 		n.sessions[s.peer] = s
 	}

@@ -54,6 +54,15 @@ type session struct {
 	ackMu sync.Mutex        // guards acks
 	acks  map[string]string // th → newest committed id to ack
 
+	rewindMu  sync.Mutex // guards the fields below
+	rewindSeq uint64     // send again from this outbox seq (0: nothing refused)
+	rewindDue bool       // and the time to do so has come
+	rewindSet bool       // a timer will set rewindDue
+
+	tier    int               // tierKnown or tierStranger: what of the node's bounds it may take
+	bigLine bool              // the reader holds a long-line slot (reader goroutine only)
+	gates   map[string]string // th → the first line refused in it (commit loop only; see gated)
+
 	closeOnce sync.Once
 }
 
@@ -89,8 +98,8 @@ func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.H
 	s := &session{n: n, c: c, r: r, peer: pk, peerS: pk.String(), hello: h, resume: res, dialAddr: dialAddr, early: early,
 		acks: map[string]string{}, started: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(n.ctx)
-	r.SetGrow(readBufs.Get) // returned when the read loop ends
-	s.wq.init(writeLimit)
+	r.SetGrow(s.growLine) // returned when the read loop ends, or when idle (readLoop)
+	s.wq.init(writeLimit, &n.queued)
 	s.lastRecv.Store(time.Now().UnixNano())
 	s.lastSent.Store(time.Now().UnixNano())
 	return s
@@ -99,7 +108,20 @@ func newSession(n *Node, c net.Conn, r *wire.Reader, pk key.PublicKey, h *wire.H
 // run registers the session, runs its goroutines and returns when it ends.
 func (s *session) run() {
 	n := s.n
-	if !n.register(s) {
+	s.tier = tierStranger
+	if s.dialAddr != "" || n.knownPeer(s.peer) {
+		s.tier = tierKnown
+	}
+	if err := n.register(s); err != nil {
+		if errors.Is(err, errTooMany) {
+			// Not running yet: the refusal is written here, then closed.
+			_ = s.c.SetWriteDeadline(time.Now().Add(time.Second))
+			w := wire.NewWriter(s.c)
+			if w.WriteFrame(wire.NewErr(n.ids.New(), n.stamp(), wire.CodeNotAllowed, "too many peers connected here; try again later", "", "")) == nil {
+				_ = w.Flush()
+			}
+			n.log.Warn("session refused", "peer", s.peer.Short(), "err", err)
+		}
 		s.close(nil)
 		return
 	}
@@ -146,9 +168,19 @@ func (s *session) fatal(code, msg, re string) {
 
 // sendErr queues a non-fatal err line ahead of content.
 func (s *session) sendErr(code, msg, re, th string) {
+	s.sendErrRetry(code, msg, re, th, 0)
+}
+
+// sendErrRetry is sendErr with retry_ms (rate_limited).
+func (s *session) sendErrRetry(code, msg, re, th string, retry time.Duration) {
 	e := wire.NewErr(s.n.ids.New(), s.n.stamp(), code, msg, re, th)
+	if code == wire.CodeRateLimited && retry > 0 {
+		e.RetryMS = retry.Milliseconds()
+	}
 	if b, err := wire.Encode(e); err == nil {
-		s.wq.pushPrio(b)
+		if !s.wq.pushPrio(b) {
+			s.close(errErrQueueFull)
+		}
 	}
 }
 
@@ -156,8 +188,16 @@ func (s *session) sendErr(code, msg, re, th string) {
 // per thread with the newest id (coalescing).
 func (s *session) queueAck(th, id string) {
 	s.ackMu.Lock()
-	s.acks[th] = id
+	_, had := s.acks[th]
+	full := !had && len(s.acks) >= maxPendingAcks
+	if !full {
+		s.acks[th] = id
+	}
 	s.ackMu.Unlock()
+	if full {
+		s.close(errAcksFull)
+		return
+	}
 	s.wq.wake()
 }
 
@@ -217,23 +257,43 @@ func (s *session) writeLoop() {
 }
 
 // writeQueue is the bounded queue in front of a session's writer. Content
-// waits while more than limit bytes are queued; err lines and the final
-// line jump ahead.
+// waits while more than limit bytes are queued, or more than writeFloor
+// while the node's shared budget (writeShared) is used up; err lines
+// (at most maxErrQueue bytes) and the final line jump ahead.
 type writeQueue struct {
-	mu     sync.Mutex // guards the fields below
-	cond   sync.Cond
-	items  []qline
-	prio   [][]byte
-	bytes  int
-	limit  int
-	woken  bool
-	final  bool
-	closed bool
+	mu        sync.Mutex // guards the fields below
+	cond      sync.Cond
+	items     []qline
+	prio      [][]byte
+	prioBytes int
+	bytes     int
+	limit     int
+	shared    *sharedQueue
+	woken     bool
+	final     bool
+	closed    bool
 }
 
-func (q *writeQueue) init(limit int) {
+func (q *writeQueue) init(limit int, shared *sharedQueue) {
 	q.limit = limit
+	q.shared = shared
+	if q.shared == nil {
+		q.shared = &sharedQueue{}
+	}
 	q.cond.L = &q.mu
+}
+
+// roomLocked reports whether n more content bytes may be queued now, and
+// counts them in the shared budget if so.
+func (q *writeQueue) roomLocked(n int) bool {
+	if q.bytes >= q.limit {
+		return false
+	}
+	if q.bytes+n <= writeFloor {
+		q.shared.add(n)
+		return true
+	}
+	return q.shared.tryAdd(n)
 }
 
 var errQueueClosed = errors.New("peer: session closed")
@@ -254,8 +314,19 @@ func (q *writeQueue) push(b []byte) error {
 func (q *writeQueue) pushLine(l qline) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.bytes >= q.limit && !q.closed {
-		q.cond.Wait()
+	for !q.closed && !q.roomLocked(len(l.b)) {
+		if q.bytes >= q.limit {
+			q.cond.Wait() // the writer takes this queue's lines
+			continue
+		}
+		// The node's shared budget is used up: wait for any writer.
+		freed := q.shared.freed()
+		q.mu.Unlock()
+		select {
+		case <-freed:
+		case <-time.After(50 * time.Millisecond): // and look at closed again
+		}
+		q.mu.Lock()
 	}
 	if q.closed {
 		if l.pooled {
@@ -273,7 +344,7 @@ func (q *writeQueue) pushLine(l qline) error {
 func (q *writeQueue) tryPush(b []byte) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || q.bytes >= q.limit {
+	if q.closed || !q.roomLocked(len(b)) {
 		return false
 	}
 	q.items = append(q.items, qline{b: b})
@@ -282,15 +353,21 @@ func (q *writeQueue) tryPush(b []byte) bool {
 	return true
 }
 
-// pushPrio queues an err line ahead of content.
-func (q *writeQueue) pushPrio(b []byte) {
+// pushPrio queues an err line ahead of content; false when maxErrQueue
+// bytes of them wait already (the peer does not read: close it).
+func (q *writeQueue) pushPrio(b []byte) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
-		return
+		return true
+	}
+	if q.prioBytes+len(b) > maxErrQueue {
+		return false
 	}
 	q.prio = append(q.prio, b)
+	q.prioBytes += len(b)
 	q.cond.Broadcast()
+	return true
 }
 
 // pushFinal queues b ahead of everything and closes the queue after it.
@@ -301,7 +378,9 @@ func (q *writeQueue) pushFinal(b []byte) {
 		return
 	}
 	q.prio = append(q.prio, b)
-	q.items = nil
+	putLines(q.items)
+	q.shared.sub(q.bytes)
+	q.items, q.bytes = nil, 0
 	q.final = true
 	q.closed = true
 	q.cond.Broadcast()
@@ -327,6 +406,7 @@ func (q *writeQueue) drop() {
 	q.mu.Lock()
 	q.closed = true
 	items := q.items
+	q.shared.sub(q.bytes)
 	q.items, q.bytes = nil, 0
 	q.cond.Broadcast()
 	q.mu.Unlock()
@@ -350,7 +430,8 @@ func (q *writeQueue) take() (prio [][]byte, items []qline, final, closed bool) {
 		q.cond.Wait()
 	}
 	prio, items, final, closed = q.prio, q.items, q.final, q.closed
-	q.prio, q.items, q.bytes, q.woken = nil, nil, 0, false
+	q.shared.sub(q.bytes)
+	q.prio, q.items, q.bytes, q.woken, q.prioBytes = nil, nil, 0, false, 0
 	q.final = false
 	q.cond.Broadcast()
 	return
@@ -362,23 +443,29 @@ func (q *writeQueue) take() (prio [][]byte, items []qline, final, closed bool) {
 // choose the same. But a peer that connects while its old session is up
 // may have lost that session (it restarted: over wg nothing told this
 // side), so before the old one is kept over the new it is probed
-// (keepalive.go); if it is dead, the new one takes its place.
-func (n *Node) register(s *session) bool {
+// (keepalive.go); if it is dead, the new one takes its place. A new peer
+// past MaxSessions (MaxStrangerSessions for a stranger) is refused with
+// errTooMany.
+func (n *Node) register(s *session) error {
 	probed := false
 	for {
 		n.mu.Lock()
 		if n.closed {
 			n.mu.Unlock()
-			return false
+			return ErrClosed
 		}
 		old := n.sessions[s.peer]
+		if old == nil && n.fullLocked(s.tier) {
+			n.mu.Unlock()
+			return errTooMany
+		}
 		if old != nil && old.ctx.Err() == nil {
 			oldMine, newMine := old.dialAddr != "", s.dialAddr != ""
 			// Crossed: keep the connection the smaller key dialed.
 			if oldMine != newMine && newMine != lessKey(n.pub, s.peer) {
 				n.mu.Unlock()
 				if probed || old.probe(probeTimeout) || n.ctx.Err() != nil {
-					return false // the old one is alive: a real crossing
+					return errCrossed // the old one is alive: a real crossing
 				}
 				n.log.Info("an old connection is dead; the peer's new one replaces it", "peer", s.peer.Short())
 				old.close(errStale)
@@ -396,7 +483,41 @@ func (n *Node) register(s *session) bool {
 			// that merely connected here may not.
 			n.tm.AllowKey(s.peer)
 		}
-		return true
+		return nil
+	}
+}
+
+// fullLocked reports whether the sessions leave no room for one more of
+// tier (MaxSessions, MaxStrangerSessions). n.mu is held.
+func (n *Node) fullLocked(tier int) bool {
+	all, strangers := len(n.sessions), 0
+	for _, o := range n.sessions {
+		if o.tier != tierKnown {
+			strangers++
+		}
+	}
+	return all >= MaxSessions || tier != tierKnown && strangers >= MaxStrangerSessions
+}
+
+var errCrossed = errors.New("peer: crossed connection; the other one is kept")
+
+// growLine lends the session's reader a long-line buffer (see MaxLineBufs),
+// waiting for a slot; nil when the session ends first.
+func (s *session) growLine() []byte {
+	if !s.n.lineBufs.get(s.ctx, s.tier) {
+		return nil
+	}
+	s.bigLine = true
+	_ = s.c.SetReadDeadline(time.Now().Add(LongLineTimeout))
+	return readBufs.Get()
+}
+
+// putLine gives the long-line buffer b back.
+func (s *session) putLine(b []byte) {
+	readBufs.Put(b)
+	if s.bigLine {
+		s.bigLine = false
+		s.n.lineBufs.put(s.tier)
 	}
 }
 

@@ -35,7 +35,19 @@ const (
 	MaxDocBytes = 256 << 10 // a larger document is dropped
 	MaxOrigins  = 4096      // origins held in all
 	MaxPerRelay = 256       // origins held whose newest document came from one neighbour
+	// The same in bytes of memory (an entry costs EntryCost: its raw and
+	// parsed document). Counts alone allowed 4,096 × 256 KiB × 2 = 2 GiB,
+	// and a neighbour's key is free, so many neighbours could each bring
+	// their 256; these bound the table's memory whatever the documents'
+	// sizes and however many neighbours there are.
+	MaxTableBytes    = 64 << 20
+	MaxBytesPerRelay = 8 << 20
 )
+
+// EntryCost is what an entry of a document of n bytes counts against
+// MaxTableBytes: the bytes as received, the parsed document (about as
+// large again) and the entry itself.
+func EntryCost(n int) int { return 2*n + 512 }
 
 // Detail levels a node publishes.
 const (
@@ -148,9 +160,18 @@ type Entry struct {
 
 // Table keeps the newest document per origin. The zero value is ready.
 type Table struct {
-	mu      sync.Mutex // guards entries and byFrom
-	entries map[key.PublicKey]*Entry
-	byFrom  map[key.PublicKey]int // entries per Entry.From
+	mu        sync.Mutex // guards the fields below
+	entries   map[key.PublicKey]*Entry
+	byFrom    map[key.PublicKey]int // entries per Entry.From
+	bytes     int                   // EntryCost of all entries
+	bytesFrom map[key.PublicKey]int // EntryCost of the entries per Entry.From
+}
+
+// Bytes reports the memory the table counts (EntryCost of its entries).
+func (t *Table) Bytes() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.bytes
 }
 
 // Offer checks a received document (signature already verified by the
@@ -178,30 +199,44 @@ func (t *Table) Offer(self key.PublicKey, origin key.PublicKey, d *Doc, raw []by
 	if t.entries == nil {
 		t.entries = map[key.PublicKey]*Entry{}
 		t.byFrom = map[key.PublicKey]int{}
+		t.bytesFrom = map[key.PublicKey]int{}
 	}
 	old := t.entries[origin]
 	if old != nil && now.Sub(old.Received) < Expiry && d.Seq <= old.Doc.Seq {
 		return ErrOld
 	}
-	if old == nil || old.From != from {
-		if !t.roomLocked(from, old != nil, now) {
-			return ErrFull
-		}
+	if !t.roomLocked(origin, from, EntryCost(len(raw)), now) {
+		return ErrFull
 	}
 	if cur := t.entries[origin]; cur != nil { // roomLocked may have dropped it as expired
 		t.forgetLocked(cur)
 	}
-	t.entries[origin] = &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now}
+	e := &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now}
+	t.entries[origin] = e
 	t.byFrom[from]++
+	t.bytes += EntryCost(len(e.Raw))
+	t.bytesFrom[from] += EntryCost(len(e.Raw))
 	return nil
 }
 
-// roomLocked reports whether one more origin may come from neighbour from
-// (replacing says the origin is held already, so the total does not grow),
-// dropping expired entries first when the bounds are reached.
-func (t *Table) roomLocked(from key.PublicKey, replacing bool, now time.Time) bool {
+// roomLocked reports whether origin's document, costing cost, may come
+// from neighbour from, replacing the entry held for origin if any:
+// within MaxPerRelay and MaxBytesPerRelay of the neighbour, and MaxOrigins
+// and MaxTableBytes in all. It drops expired entries first when a bound
+// is reached.
+func (t *Table) roomLocked(origin, from key.PublicKey, cost int, now time.Time) bool {
 	fits := func() bool {
-		return t.byFrom[from] < MaxPerRelay && (replacing || len(t.entries) < MaxOrigins)
+		old := t.entries[origin]
+		count, total, mine := 1, cost, cost
+		if old != nil {
+			count, total = 0, cost-EntryCost(len(old.Raw))
+			if old.From == from {
+				mine -= EntryCost(len(old.Raw))
+			}
+		}
+		sameRelay := old != nil && old.From == from
+		return (sameRelay || t.byFrom[from] < MaxPerRelay) && len(t.entries)+count <= MaxOrigins &&
+			t.bytesFrom[from]+mine <= MaxBytesPerRelay && t.bytes+total <= MaxTableBytes
 	}
 	if fits() {
 		return true
@@ -219,6 +254,11 @@ func (t *Table) forgetLocked(e *Entry) {
 	delete(t.entries, e.Origin)
 	if t.byFrom[e.From]--; t.byFrom[e.From] <= 0 {
 		delete(t.byFrom, e.From)
+	}
+	c := EntryCost(len(e.Raw))
+	t.bytes -= c
+	if t.bytesFrom[e.From] -= c; t.bytesFrom[e.From] <= 0 {
+		delete(t.bytesFrom, e.From)
 	}
 }
 

@@ -56,7 +56,7 @@ func (f *blobFixture) apply(t *testing.T, off, n int, data []byte, end bool, abo
 		if err := f.db.writeSynced(b.File, off, data); err != nil {
 			return err
 		}
-		if err := f.db.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
+		if err := tx.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
 			return err
 		}
 		out = b
@@ -335,7 +335,7 @@ func TestApplyChunkHashed(t *testing.T) {
 			if off/8192 == 1 || off/8192 == 2 {
 				given = nil // the stale and the missing hash: read back
 			}
-			if err := f.db.ApplyChunkHashed(b, int64(off), 8192, given, off+8192 == size, f.now, pre); err != nil {
+			if err := tx.ApplyChunkHashed(b, int64(off), 8192, given, off+8192 == size, f.now, pre); err != nil {
 				return err
 			}
 			if off+8192 < size && string(b.HashState) != string(after) {
@@ -348,10 +348,12 @@ func TestApplyChunkHashed(t *testing.T) {
 		}
 	}
 	f.wantComplete(t)
-	b := &Blob{}
-	if err := f.db.ApplyChunkHashed(b, 0, 10, make([]byte, 9), false, f.now, nil); err == nil {
-		t.Fatal("a chunk whose bytes differ from its length was accepted")
-	}
+	f.db.view(func(tx *Tx) error {
+		if err := tx.ApplyChunkHashed(&Blob{}, 0, 10, make([]byte, 9), false, f.now, nil); err == nil {
+			t.Fatal("a chunk whose bytes differ from its length was accepted")
+		}
+		return nil
+	})
 }
 
 // TestBlobWriteDirectAndBuffered mixes writes that can bypass the page
@@ -439,8 +441,11 @@ func syncAndCheckBlob(t *testing.T, db *DB, rel string, want []byte) {
 	if err := db.SyncBlob(rel); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := db.blobFile(rel); b.direct == nil {
+	if b, _ := db.acquireBlob(rel); b.direct == nil {
 		t.Logf("no direct I/O here (noDirect=%v): buffered writes only", b.noDirect)
+		db.releaseBlob(b)
+	} else {
+		db.releaseBlob(b)
 	}
 	db.CloseBlob(rel)
 	got, err := os.ReadFile(db.Path(rel))
@@ -467,14 +472,14 @@ func (f *blobFixture) rewrite(t *testing.T, off, n int, end bool, same bool) {
 		if err := f.db.writeSynced(b.File, off, data); err != nil {
 			return err
 		}
-		if !b.Holds(int64(off), int64(off+n)) {
+		if !tx.BlobHolds(b, int64(off), int64(off+n)) {
 			t.Fatalf("[%d, %d) not held", off, off+n)
 		}
-		if err := f.db.Rewritten(b); err != nil {
+		if err := tx.Rewritten(b); err != nil {
 			return err
 		}
 		if !b.Complete && !b.Corrupt {
-			if err := f.db.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
+			if err := tx.ApplyChunk(b, int64(off), data, end, f.now); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,10 @@
 //	outbox    peer → bucket: seq (8, BE) → out record (a line of my thread with the
 //	          peer is stored once, in lines; its out record refers to it)
 //	blobs     dir byte + peer (32) + ref → blob record (JSON); bytes in files
+//	ranges    blob file → bucket: start (8, BE) → end (8, BE): an out-of-order
+//	          blob's byte ranges, merged (blobranges.go)
+//	usage     peer key (32) → lines (8, BE) + blobs (8, BE): what the peer has
+//	          stored here, for its quota (usage.go)
 //	peers     peer key (32) → peer record (JSON): name, listen, trust, introduced by
 //	grants    grant id → grant record (JSON): the raw grant, exp, issued, revoked
 //	settings  name → value (mirror_hosts)

@@ -78,3 +78,7 @@ func (tx *Tx) SeenMap(peer key.PublicKey) map[string]string {
 	}
 	return out
 }
+
+// CompareIDs compares two line ids as the dedupe does (case-insensitive
+// byte order): negative when a is before b.
+func CompareIDs(a, b string) int { return upperCmp(a, b) }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -485,4 +486,23 @@ func decodeOutHeader(v []byte) (th, id string, lineSeq uint64, err error) {
 		return "", "", 0, errOutRecord
 	}
 	return th, id, lineSeq, nil
+}
+
+// OutboxSeqIn returns the outbox seq of line id queued for peer in thread
+// th, from the in-memory index: a binary search, since a thread's queued
+// lines have increasing ids, else a scan of the thread's entries.
+func (db *DB) OutboxSeqIn(peer key.PublicKey, th, id string) (uint64, bool) {
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	refs := db.out.list(outKey{peer, th})
+	i := sort.Search(len(refs), func(i int) bool { return upperCmp(refs[i].id, id) >= 0 })
+	if i < len(refs) && upperCmp(refs[i].id, id) == 0 {
+		return refs[i].seq, true
+	}
+	for _, r := range refs {
+		if upperCmp(r.id, id) == 0 {
+			return r.seq, true
+		}
+	}
+	return 0, false
 }

@@ -33,20 +33,23 @@ var (
 	bOutbox    = []byte("outbox")
 	bOutTh     = []byte("outth") // no longer used (the index is in memory): dropped on open
 	bBlobs     = []byte("blobs")
+	bRanges    = []byte("ranges")
+	bUsage     = []byte("usage")
 	bPeers     = []byte("peers")
 	bSettings  = []byte("settings")
 	bGrants    = []byte("grants")
 	bMeta      = []byte("meta")
-	allBuckets = [][]byte{bThreads, bLines, bSeen, bOutbox, bBlobs, bPeers, bSettings, bGrants, bMeta}
+	allBuckets = [][]byte{bThreads, bLines, bSeen, bOutbox, bBlobs, bRanges, bUsage, bPeers, bSettings, bGrants, bMeta}
 )
 
 // DB is an open data directory.
 type DB struct {
-	dir   string
-	db    *bolt.DB
-	files blobFiles
-	wmu   sync.Mutex // held through each Update (and the index changes after it)
-	out   *outIndex  // per-thread index of the outboxes; guarded by wmu
+	dir    string
+	db     *bolt.DB
+	files  blobFiles
+	wmu    sync.Mutex // held through each Update (and the index changes after it)
+	out    *outIndex  // per-thread index of the outboxes; guarded by wmu
+	noSync bool
 }
 
 // Options tune Open.
@@ -82,6 +85,7 @@ func Open(dir string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	err = bdb.Update(func(tx *bolt.Tx) error {
+		newUsage := tx.Bucket(bUsage) == nil
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -95,6 +99,9 @@ func Open(dir string, o Options) (*DB, error) {
 					return err
 				}
 			}
+		}
+		if newUsage {
+			return usageInit(tx)
 		}
 		return nil
 	})
@@ -110,7 +117,7 @@ func Open(dir string, o Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("store: init %s: %w", dir, err)
 	}
-	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*blobFile{}}, out: out}, nil
+	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*blobFile{}}, out: out, noSync: o.NoSync}, nil
 }
 
 // Dir returns the data directory.

@@ -164,7 +164,16 @@ func (tx *Tx) DeleteThread(k ThreadKey) error {
 	if idx := tx.btx.Bucket(bThreads).Bucket([]byte("\x00idx")); idx != nil {
 		_ = idx.Delete(append([]byte(k.Th+"\x00"), kb...))
 	}
-	if tx.btx.Bucket(bLines).Bucket(kb) != nil {
+	if lb := tx.btx.Bucket(bLines).Bucket(kb); lb != nil {
+		// What the peer sent leaves its usage with the lines.
+		var n int64
+		_ = lb.ForEach(func(_, v []byte) error {
+			if len(v) >= lineHdr && chargedLine(k.NS, v[0]) {
+				n += int64(len(v) - lineHdr)
+			}
+			return nil
+		})
+		tx.AddUsage(k.Peer, -n, 0)
 		return tx.btx.Bucket(bLines).DeleteBucket(kb)
 	}
 	return nil
@@ -243,6 +252,9 @@ func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
 		return 0, fmt.Errorf("store: append line: %w", err)
 	}
 	tx.lastLineSeq, tx.lastLineRaw = seq, l.Raw
+	if chargedLine(k.NS, l.Dir) {
+		tx.AddUsage(k.Peer, int64(len(l.Raw)), 0)
+	}
 	if t, ok := tx.Thread(k); ok {
 		t.LastSeq = seq
 		tx.Touch(k)

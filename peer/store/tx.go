@@ -35,6 +35,7 @@ type Tx struct {
 	outP        *outPend           // changes to the outbox index, applied at commit
 	kbuf        [8]byte            // scratch for seq keys (bbolt copies keys it keeps)
 	seen        map[seenKey]string // last id received per (peer, th), written at flush
+	usage       map[key.PublicKey]Usage
 }
 
 type seenKey struct {
@@ -59,6 +60,9 @@ func (tx *Tx) Writable() bool { return tx.btx.Writable() }
 
 // flush writes cached thread records back.
 func (tx *Tx) flush() error {
+	if err := tx.flushUsage(); err != nil {
+		return err
+	}
 	for k, id := range tx.seen {
 		if err := tx.sub(bSeen, peerBytes(k.peer)).Put([]byte(k.th), []byte(id)); err != nil {
 			return fmt.Errorf("store: seen: %w", err)

@@ -3,6 +3,7 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"unicode/utf8"
 )
@@ -35,6 +36,7 @@ type Reader struct {
 	rd    io.Reader
 	grow  func() []byte // supplies the large buffer; nil: make one
 	big   bool          // buf came from grow
+	small []byte        // the first buffer, kept while buf is the large one
 	buf   []byte
 	r, w  int   // buf[r:w] is read but not yet returned
 	scan  int   // buf[r:r+scan] holds no '\n'
@@ -51,8 +53,33 @@ func NewReader(r io.Reader) *Reader {
 // ReadBufMax bytes or more) instead of making one when a long line first
 // outgrows the small buffer: a buffer kept by a pool is already faulted in,
 // while a fresh 2 MiB costs 512 page faults, the first chunk line of a
-// session took 10-17 ms to read here instead of 1. TakeBuffer hands it back.
+// session took 10-17 ms to read here instead of 1. TakeBuffer or Shrink
+// hands it back. get may wait (for a node's budget of such buffers); when
+// it returns nil the reader fails with ErrNoBuffer.
 func (r *Reader) SetGrow(get func() []byte) { r.grow = get }
+
+// ErrNoBuffer is returned when SetGrow's function supplied no buffer.
+var ErrNoBuffer = errors.New("wire: no buffer for a long line")
+
+// Big reports whether the reader holds the buffer SetGrow's function
+// supplied.
+func (r *Reader) Big() bool { return r.big }
+
+// Shrink moves the reader back to its small buffer and returns the large
+// one SetGrow's function supplied, when it holds one and nothing is
+// buffered (no partial line): the caller gives it back to whoever lends
+// them. Otherwise it returns nil and changes nothing.
+func (r *Reader) Shrink() []byte {
+	if !r.big || r.r != r.w {
+		return nil
+	}
+	if r.small == nil {
+		r.small = make([]byte, readBufMin)
+	}
+	b := r.buf
+	r.buf, r.small, r.big, r.r, r.w, r.scan = r.small, nil, false, 0, 0, 0
+	return b
+}
 
 // TakeBuffer returns the buffer SetGrow's function supplied, if the reader
 // took one, and leaves the reader without a buffer: it must not be used
@@ -158,11 +185,17 @@ func (r *Reader) fill() {
 		if len(r.buf)-r.w < readSlack && len(r.buf) < ReadBufMax {
 			var nb []byte
 			if r.grow != nil && r.w >= bigLine {
-				nb = r.grow()
+				if nb = r.grow(); nb == nil {
+					r.err = ErrNoBuffer
+					return
+				}
 			}
 			switch {
 			case len(nb) >= ReadBufMax:
 				r.big = true
+				if len(r.buf) == readBufMin {
+					r.small = r.buf
+				}
 			case r.w >= bigLine:
 				nb = make([]byte, ReadBufMax)
 			default:
