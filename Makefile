@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-mcp test-long bench fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
+.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
 
 all: awp tray
 
@@ -53,6 +53,13 @@ test-long: deps-test awp
 
 bench: awp
 	$(GO) run ./cmd/awpbench
+
+# Hostile peers wearing one node down (issue 18): CPU seconds, memory and
+# descriptors each attack costs, and what a legitimate peer sees meanwhile
+# (BENCHMARKS.md "Under attack: …"). The disk attack needs a tmpfs, so
+# root; it is skipped otherwise.
+bench-attack:
+	$(GO) test -run '^$$' -bench 'Attack' -benchtime 1x -timeout 40m ./peer/
 
 fuzz:
 	@set -e; for pkg_target in \
