@@ -157,6 +157,8 @@ func TestPresenceDefaultPeers(t *testing.T) {
 	other := newTestNode(t, "other")
 	connect(t, other, n)
 	sendText(t, n, other.Key(), "", "a thread with a subject")
+	// The other peer's record is stored after the handshake, not with it.
+	eventually(t, "the other peer in the peer list", func() bool { return len(n.buildDoc("peers").Peers) > 0 })
 	doc := n.buildDoc(n.PresenceDetail())
 	if len(doc.Threads) != 0 || len(doc.Peers) == 0 {
 		t.Fatalf("peers detail published threads %v (peers %v)", doc.Threads, doc.Peers)
