@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -11,17 +10,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 )
-
-// invite returns this peer's invite text: the node's own when it makes
-// them, else one built from its key, name and addresses.
-func invite(be Backend) (string, error) {
-	if inv, ok := be.(Inviter); ok {
-		return inv.Invite(), nil
-	}
-	return MakeInvite(Card{Key: be.Key().String(), Name: be.Name(), Listen: be.ListenAddrs()}), nil
-}
 
 // copyInvite puts my invite on the clipboard. The invite is built off the
 // UI goroutine (the node may read its store).
@@ -32,10 +23,10 @@ func (a *App) copyInvite() {
 		return
 	}
 	a.background(func() {
-		s, err := invite(be)
+		s := be.Invite()
 		fyne.Do(func() {
-			if err != nil {
-				a.main.showError(err)
+			if s == "" {
+				a.main.showError(errors.New("the peer did not give its invite; try again"))
 				return
 			}
 			a.fa.Clipboard().SetContent(s)
@@ -92,33 +83,15 @@ func (a *App) addPeerText(be Backend, text string, parent fyne.Window) {
 	})
 }
 
-// addPeer adds a peer from an invite or an address: through the node's
-// AddInvite when it has one, else by dialing the invite's addresses in
-// turn.
+// addPeer adds a peer from an invite ("awp:…", through the node's
+// AddInvite, which parses and checks it) or else an address (Connect: the
+// node says what is wrong with one it cannot dial).
 func addPeer(ctx context.Context, be Backend, text string) (key.PublicKey, error) {
-	if isAddress(text) {
-		return be.Connect(ctx, text)
+	if text == "" {
+		return key.PublicKey{}, errors.New("paste an invite (awp:…) or an address (tcp://host:port)")
 	}
-	if inv, ok := be.(Inviter); ok {
-		return inv.AddInvite(ctx, text)
+	if strings.HasPrefix(text, peer.InvitePrefix) {
+		return be.AddInvite(ctx, text)
 	}
-	card, err := ParseInvite(text)
-	if err != nil {
-		return key.PublicKey{}, err
-	}
-	if len(card.Listen) == 0 {
-		return key.PublicKey{}, fmt.Errorf("the invite of %s lists no address to dial", render.Clip(card.Name, render.MaxName))
-	}
-	var errs []error
-	for _, addr := range card.Listen {
-		k, err := be.Connect(ctx, addr)
-		if err == nil {
-			if k.String() != card.Key {
-				return k, fmt.Errorf("%s answered with key %s, not the invite's %s", addr, render.ShortKey(k.String()), render.ShortKey(card.Key))
-			}
-			return k, nil
-		}
-		errs = append(errs, fmt.Errorf("%s: %w", addr, err))
-	}
-	return key.PublicKey{}, errors.Join(errs...)
+	return be.Connect(ctx, text)
 }

@@ -145,8 +145,8 @@ func (w *approvalsWindow) setGrants(all []peer.GrantInfo) {
 
 // revoke stops honoring grant id after a confirmation.
 func (w *approvalsWindow) revoke(id string) {
-	g, ok := w.a.backend().(Granter)
-	if !ok {
+	g := w.a.backend()
+	if g == nil {
 		return
 	}
 	dialog.ShowConfirm("Stop honoring this grant?",
@@ -159,7 +159,7 @@ func (w *approvalsWindow) revoke(id string) {
 }
 
 // revokeNow revokes grant id off the UI goroutine.
-func (w *approvalsWindow) revokeNow(g Granter, id string) {
+func (w *approvalsWindow) revokeNow(g Backend, id string) {
 	w.a.background(func() {
 		if err := g.RevokeGrant(id); err != nil {
 			fyne.Do(func() { dialog.ShowError(err, w.w) })

@@ -5,105 +5,14 @@ import (
 	"errors"
 
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-// Backend is the part of *peer.Node the UI uses (docs/NODE-API.md). It
-// is an interface so the UI builds and is tested without a node.
-type Backend interface {
-	peer.Frontend
-}
-
-// Mirrorer is implemented by nodes with the per-thread mirror and
-// private toggles (docs/protocol/mirror.md).
-type Mirrorer interface {
-	// SetMirror turns mirroring of my thread th to my hosts on or off.
-	SetMirror(th string, on bool) error
-	// SetPrivate asks the other party of th (the sharer, for a thread
-	// mirrored from from) to stop mirroring it for good.
-	SetPrivate(th, from string) (peer.SendResult, error)
-}
-
-// MirrorHoster is implemented by nodes whose mirror hosts can change
-// while they run.
-type MirrorHoster interface {
-	// MirrorHosts returns the keys this node mirrors its threads to.
-	MirrorHosts() []string
-	// SetMirrorHosts replaces them.
-	SetMirrorHosts(hosts []string) error
-}
-
-// LinesAfterer is implemented by nodes that read part of a thread: the
-// thread view then loads only new lines when one arrives.
-type LinesAfterer interface {
-	// LinesAfter returns up to limit lines after seq (limit 0: all).
-	LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error)
-}
-
-// Inviter is implemented by nodes that make and take invites themselves.
-// Without it the app builds invites from Key, Name and ListenAddrs, and
-// adds a peer by connecting to the invite's addresses.
-type Inviter interface {
-	// Invite is this peer's invite text ("awp:…").
-	Invite() string
-	// AddInvite records the peer an invite describes and dials it.
-	AddInvite(ctx context.Context, invite string) (key.PublicKey, error)
-}
-
-// Presencer is implemented by nodes that keep a presence table: the
-// newest signed document of every other origin (docs/protocol/presence.md).
-type Presencer interface {
-	// Presence lists the newest document per origin.
-	Presence() []peer.PresenceInfo
-}
-
-// PresenceDetailer is implemented by nodes whose presence detail can
-// change while they run.
-type PresenceDetailer interface {
-	// PresenceDetail is what the node publishes: full, peers or none.
-	PresenceDetail() string
-	// SetPresenceDetail changes it.
-	SetPresenceDetail(d string) error
-}
-
-// Granter is implemented by nodes that keep the grants they issued and
-// can stop honoring one.
-type Granter interface {
-	// Grants lists stored grants, issued and received.
-	Grants() ([]peer.GrantInfo, error)
-	// RevokeGrant stops honoring grant id on this node.
-	RevokeGrant(id string) error
-}
-
-// The node implements every optional interface the app looks for.
-var _ interface {
-	Backend
-	Mirrorer
-	MirrorHoster
-	LinesAfterer
-	Inviter
-	Presencer
-	PresenceDetailer
-	Granter
-} = (*peer.Node)(nil)
-
-// NodeSettings are the node's settings the Settings window edits.
-type NodeSettings struct {
-	Name        string
-	About       string
-	Listen      []string
-	Presence    string   // "full", "peers" or "none"
-	MirrorHosts []string // keys this node mirrors its threads to
-}
-
-// SettingsBackend is implemented by nodes whose settings can change while
-// they run. Without it the Settings window shows them read-only.
-type SettingsBackend interface {
-	// NodeSettings returns the current settings.
-	NodeSettings() NodeSettings
-	// SetNodeSettings stores and applies new settings.
-	SetNodeSettings(ctx context.Context, s NodeSettings) error
-}
+// Backend is the node as the UI sees it: localapi.Backend, the one
+// contract between the node and its front ends, whole (no optional parts).
+// In the UI process it is a localapi.Remote over the node's control
+// socket; in tests a real *peer.Node or the fake.
+type Backend = localapi.Backend
 
 // Notifier is the desktop notifications manager (notify.Notifier): the
 // app feeds it the node's events and says when a thread was read.

@@ -19,11 +19,11 @@
 // lines) and refreshes it in one batch, so a burst of 10,000 lines costs
 // a few reloads, not 10,000.
 //
-// # Caveats
+// # The node
 //
-// Features the node adds later (mirror toggles, invites, node settings)
-// are optional interfaces (Mirrorer, Inviter, SettingsBackend): the UI
-// checks for them and disables what the running node lacks.
+// The UI depends on one interface, Backend (= localapi.Backend): what the
+// node offers, whole. There are no optional parts and no type assertions
+// on it; a feature the UI shows is one the node has.
 //
 // It owns what the person sees and clicks: windows, the tray, and when
 // widgets change (always inside fyne.Do). It must not read the store or the

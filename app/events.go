@@ -153,17 +153,12 @@ func (a *App) apply(w work) {
 		if errP != nil {
 			a.log.Error("peers", "err", errP)
 		}
-		if pr, ok := be.(Presencer); ok {
-			docs = pr.Presence()
-		}
+		docs = be.Presence()
 	}
-	_, hasGrants := be.(Granter)
 	if w.mask&dirtyApprovals != 0 {
 		pending = be.Pending()
-		if g, ok := be.(Granter); ok {
-			if grants, errG = g.Grants(); errG != nil {
-				a.log.Error("grants", "err", errG)
-			}
+		if grants, errG = be.Grants(); errG != nil {
+			a.log.Error("grants", "err", errG)
 		}
 	}
 
@@ -202,7 +197,7 @@ func (a *App) apply(w work) {
 		}
 		if w.mask&dirtyApprovals != 0 && a.approvals != nil {
 			a.approvals.setPending(pending)
-			if hasGrants && errG == nil {
+			if errG == nil {
 				a.approvals.setGrants(grants)
 			}
 		}

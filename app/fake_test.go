@@ -16,7 +16,11 @@ import (
 	"github.com/awp-tray/awp-tray/app/trayhost"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
+
+var _ localapi.Backend = (*fakeNode)(nil)
 
 // Keys used by the tests.
 var (
@@ -33,8 +37,12 @@ func mustKey(b byte) key.PublicKey {
 	return k
 }
 
-// fakeNode is an in-memory Backend that records what the UI asks.
+// fakeNode is an in-memory Backend that records what the UI asks. It is
+// localapitest.Fake (the local API's fake, which implements the whole
+// Backend) with the methods the UI tests count or stage overridden.
 type fakeNode struct {
+	*localapitest.Fake
+
 	mu       sync.Mutex
 	threads  []peer.ThreadInfo
 	lines    map[threadKey][]peer.LineInfo
@@ -56,6 +64,7 @@ type fakeNode struct {
 
 func newFakeNode() *fakeNode {
 	return &fakeNode{
+		Fake:  &localapitest.Fake{InviteV: "awp:fake-invite"},
 		lines: map[threadKey][]peer.LineInfo{}, decided: map[string]peer.Decision{},
 		trusted: map[string]bool{}, dialKey: map[string]key.PublicKey{}, blobData: map[string][]byte{},
 		events: make(chan peer.Event, 64),
@@ -98,6 +107,17 @@ func (f *fakeNode) Threads() ([]peer.ThreadInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]peer.ThreadInfo(nil), f.threads...), nil
+}
+
+func (f *fakeNode) Thread(th, from string) (peer.ThreadInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range f.threads {
+		if t.Th == th && t.MirroredFrom == from {
+			return t, nil
+		}
+	}
+	return peer.ThreadInfo{}, errors.New("no such thread")
 }
 
 func (f *fakeNode) Lines(th, from string) ([]peer.LineInfo, error) {

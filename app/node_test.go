@@ -468,6 +468,7 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	}
 
 	na.showSettings()
+	na.Wait()
 	s := na.settings
 	if s.presence.Disabled() || s.hosts.Disabled() || s.save.Disabled() || !s.name.Disabled() {
 		t.Fatal("presence and mirror hosts should be editable, name not")

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -22,13 +21,6 @@ var PresenceDetails = []string{"full", "peers", "none"}
 const presenceNote = "Full shares the subjects of your threads and whom they are with, with every peer up to 8 hops away; " +
 	"peers (the default) shares only your name, software and connected peers; none shares nothing."
 
-// execSandboxer is implemented by nodes whose exec sandbox can be switched
-// (peer.Node; docs/profile.md "Exec sandbox").
-type execSandboxer interface {
-	ExecSandbox() profile.SandboxStatus
-	SetExecSandbox(mode string) error
-}
-
 // sandboxNote says how commands from peers run, under the switch.
 func sandboxNote(st profile.SandboxStatus) string {
 	switch {
@@ -42,8 +34,9 @@ func sandboxNote(st profile.SandboxStatus) string {
 	return "Bubblewrap is not available (" + st.Reason + "): commands from peers run unsandboxed as you."
 }
 
-// settingsWindow edits the node's settings (when it can change them
-// while running) and the app's own: notifications and start at login.
+// settingsWindow shows the node's settings, edits those it can change
+// while running (presence detail, mirror hosts), and the app's own:
+// notifications and start at login.
 type settingsWindow struct {
 	a *App
 	w fyne.Window
@@ -126,10 +119,20 @@ func (a *App) autostartDir() (string, error) {
 	return autostart.Dir()
 }
 
-// reload fills the form from the node and the app. UI goroutine.
+// nodeSettings are the node's settings the window shows. Name, about and
+// listen come from the start flags; the presence detail and the mirror
+// hosts can change while the node runs.
+type nodeSettings struct {
+	Name, About string
+	Listen      []string
+	Presence    string   // "full", "peers" or "none"
+	MirrorHosts []string // keys this node mirrors its threads to
+}
+
+// reload fills the form from the app and the node (read off the UI
+// goroutine). UI goroutine.
 func (s *settingsWindow) reload() {
 	a := s.a
-	be := a.backend()
 	s.notify.SetChecked(!a.paused)
 	s.identity.SetText("Your key is kept " + a.identityPlace() + ".")
 	if dir, err := a.autostartDir(); err == nil {
@@ -137,58 +140,47 @@ func (s *settingsWindow) reload() {
 		s.login.SetChecked(autostart.Enabled(dir))
 		s.login.OnChanged = s.setAutostart
 	}
-
-	listen := a.opt.Listen
-	if be != nil && len(be.ListenAddrs()) > 0 {
-		listen = be.ListenAddrs()
+	be := a.backend()
+	if be == nil {
+		s.fill(nodeSettings{Listen: a.opt.Listen, Presence: peer.DefaultPresence}, false)
+		s.showSandbox(profile.SandboxStatus{}, false)
+		return
 	}
-	ns := NodeSettings{Listen: listen, Presence: peer.DefaultPresence}
-	if be != nil {
-		ns.Name = be.Name()
-	}
-	sb, editable := be.(SettingsBackend)
-	if editable {
-		ns = sb.NodeSettings()
+	a.background(func() {
+		ns := nodeSettings{Name: be.Name(), Listen: be.ListenAddrs(), Presence: be.PresenceDetail(), MirrorHosts: be.MirrorHosts()}
 		if len(ns.Listen) == 0 {
-			ns.Listen = listen
+			ns.Listen = a.opt.Listen
 		}
-	}
-	mh, hasHosts := be.(MirrorHoster)
-	pd, hasDetail := be.(PresenceDetailer)
-	if !editable && hasHosts {
-		ns.MirrorHosts = mh.MirrorHosts()
-	}
-	if !editable && hasDetail {
-		ns.Presence = pd.PresenceDetail()
-	}
+		st := be.ExecSandbox()
+		fyne.Do(func() {
+			s.fill(ns, true)
+			s.showSandbox(st, true)
+		})
+	})
+}
+
+// fill shows node settings; running says the node can change some.
+// UI goroutine.
+func (s *settingsWindow) fill(ns nodeSettings, running bool) {
 	s.name.SetText(ns.Name)
 	s.about.SetText(ns.About)
 	s.listen.SetText(strings.Join(ns.Listen, "\n"))
 	s.presence.SetSelected(ns.Presence)
 	s.hosts.SetText(strings.Join(ns.MirrorHosts, "\n"))
-	s.reloadSandbox(be)
-	enable := func(on bool, ws ...fyne.Disableable) {
-		for _, w := range ws {
-			if on {
-				w.Enable()
-			} else {
-				w.Disable()
-			}
+	for _, w := range []fyne.Disableable{s.name, s.about, s.listen} {
+		w.Disable() // start flags
+	}
+	for _, w := range []fyne.Disableable{s.presence, s.hosts, s.save} {
+		if running {
+			w.Enable()
+		} else {
+			w.Disable()
 		}
 	}
-	enable(editable, s.name, s.about, s.listen)
-	enable(editable || hasDetail, s.presence)
-	enable(editable || hasHosts, s.hosts)
-	enable(editable || hasHosts || hasDetail, s.save)
-	switch {
-	case be == nil:
-		s.note.SetText("The peer is not running yet.")
-	case !editable && (hasHosts || hasDetail):
+	if running {
 		s.note.SetText("Name, about and listen come from the start flags.")
-	case !editable:
-		s.note.SetText("This peer's settings come from its start flags (--listen…); they cannot change while it runs.")
-	default:
-		s.note.SetText("")
+	} else {
+		s.note.SetText("The peer is not running yet.")
 	}
 }
 
@@ -208,15 +200,10 @@ func (s *settingsWindow) saveNode() {
 	if be == nil {
 		return
 	}
-	ns := NodeSettings{
-		Name: strings.TrimSpace(s.name.Text), About: strings.TrimSpace(s.about.Text),
-		Listen: lines(s.listen.Text), Presence: s.presence.Selected, MirrorHosts: lines(s.hosts.Text),
-	}
+	ns := nodeSettings{Presence: s.presence.Selected, MirrorHosts: lines(s.hosts.Text)}
 	s.save.Disable()
 	s.a.background(func() {
-		ctx, cancel := context.WithTimeout(s.a.ctx, sendTimeout)
-		defer cancel()
-		err := saveSettings(ctx, be, ns)
+		err := saveSettings(be, ns)
 		fyne.Do(func() {
 			s.save.Enable()
 			if err != nil {
@@ -228,44 +215,35 @@ func (s *settingsWindow) saveNode() {
 	})
 }
 
-// saveSettings stores ns: all of it through SettingsBackend when the node
-// has it, else the presence detail and the mirror hosts it can change.
-func saveSettings(ctx context.Context, be Backend, ns NodeSettings) error {
-	if sb, ok := be.(SettingsBackend); ok {
-		return sb.SetNodeSettings(ctx, ns)
-	}
-	if pd, ok := be.(PresenceDetailer); ok && ns.Presence != "" && ns.Presence != pd.PresenceDetail() {
-		if err := pd.SetPresenceDetail(ns.Presence); err != nil {
+// saveSettings stores what of ns the node can change while it runs: the
+// presence detail and the mirror hosts, each only when it changed.
+func saveSettings(be Backend, ns nodeSettings) error {
+	if ns.Presence != "" && ns.Presence != be.PresenceDetail() {
+		if err := be.SetPresenceDetail(ns.Presence); err != nil {
 			return err
 		}
 	}
-	if mh, ok := be.(MirrorHoster); ok && strings.Join(mh.MirrorHosts(), "\n") != strings.Join(ns.MirrorHosts, "\n") {
-		if err := mh.SetMirrorHosts(ns.MirrorHosts); err != nil {
+	if strings.Join(be.MirrorHosts(), "\n") != strings.Join(ns.MirrorHosts, "\n") {
+		if err := be.SetMirrorHosts(ns.MirrorHosts); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// reloadSandbox shows how exec runs on the node, when it can say.
-func (s *settingsWindow) reloadSandbox(be Backend) {
+// showSandbox shows how exec runs on the node (running: the switch can
+// change it): the switch, and a note under it, a warning when commands
+// run unsandboxed or are refused. UI goroutine.
+func (s *settingsWindow) showSandbox(st profile.SandboxStatus, running bool) {
 	s.sandbox.OnChanged = nil
-	defer func() { s.sandbox.OnChanged = s.setSandbox }()
-	sb, ok := be.(execSandboxer)
-	if !ok {
+	s.sandbox.SetChecked(running && st.Mode != profile.SandboxNone)
+	s.sandbox.OnChanged = s.setSandbox
+	if !running {
 		s.sandbox.Disable()
 		s.sandboxNote.SetText("")
 		return
 	}
-	st := sb.ExecSandbox()
-	s.sandbox.SetChecked(st.Mode != profile.SandboxNone)
 	s.sandbox.Enable()
-	s.showSandbox(st)
-}
-
-// showSandbox sets the note under the switch: a warning when commands run
-// unsandboxed (or are refused), a hint otherwise.
-func (s *settingsWindow) showSandbox(st profile.SandboxStatus) {
 	s.sandboxNote.Importance = widget.LowImportance
 	if st.Unsandboxed() || !st.Available {
 		s.sandboxNote.Importance = widget.WarningImportance
@@ -276,8 +254,8 @@ func (s *settingsWindow) showSandbox(st profile.SandboxStatus) {
 // setSandbox switches the exec sandbox (auto when on, none when off); the
 // node stores the choice and applies it from the next request.
 func (s *settingsWindow) setSandbox(on bool) {
-	sb, ok := s.a.backend().(execSandboxer)
-	if !ok {
+	be := s.a.backend()
+	if be == nil {
 		return
 	}
 	mode := profile.SandboxNone
@@ -285,16 +263,13 @@ func (s *settingsWindow) setSandbox(on bool) {
 		mode = profile.SandboxAuto
 	}
 	s.a.background(func() {
-		err := sb.SetExecSandbox(mode)
-		st := sb.ExecSandbox()
+		err := be.SetExecSandbox(mode)
+		st := be.ExecSandbox()
 		fyne.Do(func() {
 			if err != nil {
 				dialog.ShowError(err, s.w)
 			}
-			s.sandbox.OnChanged = nil
-			s.sandbox.SetChecked(st.Mode != profile.SandboxNone)
-			s.sandbox.OnChanged = s.setSandbox
-			s.showSandbox(st)
+			s.showSandbox(st, true)
 		})
 	})
 }

@@ -88,14 +88,10 @@ func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
 		}
 	}
 
-	_, canMirror := a.backend().(Mirrorer)
 	tw.mirror = widget.NewCheck("Mirror to my hosts", func(on bool) { tw.setMirror(on) })
 	tw.private = widget.NewButton("Keep private", tw.makePrivate)
-	if !canMirror || k.from != "" {
+	if k.from != "" {
 		tw.mirror.Disable() // only my own threads are mirrored
-	}
-	if !canMirror {
-		tw.private.Disable()
 	}
 	tw.compose = newComposer(a, tw)
 	top := container.NewVBox(tw.header, container.NewBorder(nil, nil, nil, container.NewHBox(tw.mirror, tw.private), tw.detail))
@@ -154,8 +150,7 @@ func (tw *threadWindow) load(full bool) {
 	tw.loading = true
 	k, unread := tw.key, tw.info.Unread
 	names := tw.a.main.nameSnapshot(be)
-	la, partial := be.(LinesAfterer)
-	partial = partial && !full && len(tw.entries) > 0
+	partial := !full && len(tw.entries) > 0
 	var after uint64
 	oldEntries, oldRows := tw.entries, tw.rows
 	if partial {
@@ -165,7 +160,7 @@ func (tw *threadWindow) load(full bool) {
 		var lines []peer.LineInfo
 		var err error
 		if partial {
-			lines, err = la.LinesAfter(k.th, k.from, after, 0)
+			lines, err = be.LinesAfter(k.th, k.from, after, 0)
 		} else {
 			lines, err = be.Lines(k.th, k.from)
 		}
@@ -387,8 +382,8 @@ func copyBlob(be Backend, from, ref string, w io.WriteCloser) error {
 
 // setMirror turns mirroring of this thread on or off.
 func (tw *threadWindow) setMirror(on bool) {
-	m, ok := tw.a.backend().(Mirrorer)
-	if !ok {
+	m := tw.a.backend()
+	if m == nil {
 		return
 	}
 	th := tw.key.th
@@ -401,8 +396,8 @@ func (tw *threadWindow) setMirror(on bool) {
 
 // makePrivate asks the sharer to stop mirroring, after a confirmation.
 func (tw *threadWindow) makePrivate() {
-	m, ok := tw.a.backend().(Mirrorer)
-	if !ok {
+	m := tw.a.backend()
+	if m == nil {
 		return
 	}
 	k := tw.key

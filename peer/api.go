@@ -3,10 +3,7 @@ package peer
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"time"
-
-	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // This file holds the node's public API types: what the local API, the
@@ -182,49 +179,6 @@ type Decision struct {
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (d Decision, ok bool)
 }
-
-// Frontend is the part of *Node that front ends use (the tray's
-// app.Backend, the local API's localapi.Backend, which adds more): the
-// methods and their meaning are those of docs/NODE-API.md. Front ends take
-// it as an interface so they build and are tested without a node.
-type Frontend interface {
-	// Key is the node's public key.
-	Key() key.PublicKey
-	// Name is the node's display name.
-	Name() string
-	// ListenAddrs are the bound listen addresses, ports resolved.
-	ListenAddrs() []string
-	// Connect dials addr, keeps the connection up and returns the peer's
-	// key after the handshake.
-	Connect(ctx context.Context, addr string) (key.PublicKey, error)
-	// Send queues one msg durably.
-	Send(ctx context.Context, r SendRequest) (SendResult, error)
-	// SetState queues a state line for thread th.
-	SetState(ctx context.Context, th, state, note string) (SendResult, error)
-	// Threads lists threads, newest activity first.
-	Threads() ([]ThreadInfo, error)
-	// Lines returns a thread's lines in order; from is the sharer's key
-	// for a mirrored thread, "" for one of mine.
-	Lines(th, from string) ([]LineInfo, error)
-	// MarkRead marks a thread's lines read.
-	MarkRead(th, from string) error
-	// Peers lists known peers.
-	Peers() ([]PeerInfo, error)
-	// Trust adds k to the trust list, or removes it.
-	Trust(k string, trusted bool) error
-	// Blobs lists blobs received and sent.
-	Blobs() ([]BlobInfo, error)
-	// OpenBlob opens a complete, intact blob.
-	OpenBlob(from, ref string) (io.ReadCloser, BlobInfo, error)
-	// Subscribe registers an event subscriber with a buffer of buf events.
-	Subscribe(buf int) (events <-chan Event, cancel func())
-	// Pending lists requests waiting for a decision.
-	Pending() []ApprovalRequest
-	// Decide answers a pending request.
-	Decide(id string, d Decision) error
-}
-
-var _ Frontend = (*Node)(nil)
 
 // GrantDenied is the data of a grant-denied answer (MimeGrantDenied): why
 // the person, or the policy, refused the grant request.

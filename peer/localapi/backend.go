@@ -3,20 +3,66 @@ package localapi
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Backend is the part of *peer.Node the local API serves. It is an
-// interface so this package builds and is tested without a node; the
-// methods and their meaning are those of docs/NODE-API.md.
+// Backend is what a running node offers its front ends, whole: the local
+// API serves it, the tray app's windows use it (in their own process,
+// through Remote), and *peer.Node implements it. It is the one contract
+// between the node and its users (docs/NODE-API.md): nothing in it is
+// optional, and a front end never asks a Backend for more by a type
+// assertion. It is an interface so front ends build and are tested
+// without a node (localapitest.Fake implements it too).
 type Backend interface {
-	peer.Frontend
+	// Key is the node's public key.
+	Key() key.PublicKey
+	// Name is the node's display name.
+	Name() string
+	// ListenAddrs are the bound listen addresses, ports resolved.
+	ListenAddrs() []string
+	// Connect dials addr, keeps the connection up and returns the peer's
+	// key after the handshake.
+	Connect(ctx context.Context, addr string) (key.PublicKey, error)
 
+	// Send queues one msg durably.
+	Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error)
+	// SetState queues a state line for thread th.
+	SetState(ctx context.Context, th, state, note string) (peer.SendResult, error)
+	// Threads lists threads, newest activity first.
+	Threads() ([]peer.ThreadInfo, error)
+	// Thread returns one thread's summary; from is the sharer's key for a
+	// mirrored thread, "" for one of mine.
+	Thread(th, from string) (peer.ThreadInfo, error)
+	// Lines returns a thread's lines in order.
+	Lines(th, from string) ([]peer.LineInfo, error)
+	// LinesAfter returns up to limit lines after seq after (limit 0: all).
+	LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error)
+	// MarkRead marks a thread's lines read.
+	MarkRead(th, from string) error
+
+	// Peers lists known peers.
+	Peers() ([]peer.PeerInfo, error)
+	// Trust adds k to the trust list, or removes it.
+	Trust(k string, trusted bool) error
+	// Blobs lists blobs received and sent.
+	Blobs() ([]peer.BlobInfo, error)
+	// OpenBlob opens a complete, intact blob.
+	OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error)
+	// Subscribe registers an event subscriber with a buffer of buf events;
+	// a subscriber that falls behind loses events, it never blocks the node.
+	Subscribe(buf int) (events <-chan peer.Event, cancel func())
+
+	// Pending lists requests waiting for a decision.
+	Pending() []peer.ApprovalRequest
+	// Decide answers a pending request.
+	Decide(id string, d peer.Decision) error
 	// Grant signs a grant of caps to to, valid for ttl (only on the peers
 	// in on when it is not empty), stores it, sends it to to in a msg and
 	// returns the grant object.
@@ -53,7 +99,15 @@ type Backend interface {
 	// is returned (non-zero) with the error when the peer was recorded but
 	// could not be reached.
 	AddInvite(ctx context.Context, invite string) (key.PublicKey, error)
+
+	// ExecSandbox says how exec runs now (docs/profile.md "Exec sandbox").
+	ExecSandbox() profile.SandboxStatus
+	// SetExecSandbox changes the mode (auto, bwrap or none) and stores it.
+	SetExecSandbox(mode string) error
 }
+
+// The node is the Backend.
+var _ Backend = (*peer.Node)(nil)
 
 // Identity is what GET /v0/id returns: who the running peer is and where
 // it listens.

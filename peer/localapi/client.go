@@ -91,6 +91,30 @@ func (c *Client) Lines(ctx context.Context, th, from string) ([]peer.LineInfo, e
 	return nonNil(res), err
 }
 
+// Thread returns one thread's summary; from is the sharer's key for a
+// mirrored thread, "" for the peer's own.
+func (c *Client) Thread(ctx context.Context, th, from string) (peer.ThreadInfo, error) {
+	var res peer.ThreadInfo
+	q := url.Values{"th": {th}}
+	if from != "" {
+		q.Set("from", from)
+	}
+	err := c.call(ctx, "thread", http.MethodGet, "/v0/thread", q, nil, &res)
+	return res, err
+}
+
+// LinesAfter returns up to limit lines of thread th after the line whose
+// seq is after (limit 0: all of them).
+func (c *Client) LinesAfter(ctx context.Context, th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+	res := []peer.LineInfo{}
+	q := url.Values{"th": {th}, "after": {strconv.FormatUint(after, 10)}, "limit": {strconv.Itoa(limit)}}
+	if from != "" {
+		q.Set("from", from)
+	}
+	err := c.call(ctx, "show", http.MethodGet, "/v0/lines", q, nil, &res)
+	return nonNil(res), err
+}
+
 // MarkRead marks thread th read.
 func (c *Client) MarkRead(ctx context.Context, th, from string) error {
 	return c.call(ctx, "read", http.MethodPost, "/v0/read", nil, readRequest{Th: th, From: from}, nil)

@@ -12,7 +12,8 @@
 //	POST /v0/send    SendRequest    → SendResult
 //	POST /v0/state   {th,state,note}→ SendResult
 //	GET  /v0/threads                → [ThreadInfo]
-//	GET  /v0/lines?th=&from=        → [LineInfo]
+//	GET  /v0/thread?th=&from=       → ThreadInfo
+//	GET  /v0/lines?th=&from=&after=&limit= → [LineInfo] (after a seq, up to limit; both optional)
 //	POST /v0/read    {th,from}      → {}
 //	GET  /v0/peers                  → [PeerInfo]
 //	POST /v0/trust   {key,trusted}  → {}

@@ -72,6 +72,8 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, nonNil(ths))
 }
 
+// handleLines lists a thread's lines; with after (a seq) and limit (0:
+// all) it lists only the lines after that one, as many as limit.
 func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	th := q.Get("th")
@@ -79,12 +81,49 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: th is required")
 		return
 	}
-	lines, err := s.Backend.Lines(th, q.Get("from"))
+	var (
+		after uint64
+		limit int
+		err   error
+	)
+	if v := q.Get("after"); v != "" {
+		if after, err = strconv.ParseUint(v, 10, 64); err != nil {
+			writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: after must be a line's seq (a number)")
+			return
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 0 {
+			writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: limit must be 0 (all) or more")
+			return
+		}
+	}
+	var lines []peer.LineInfo
+	if after == 0 && limit == 0 {
+		lines, err = s.Backend.Lines(th, q.Get("from"))
+	} else {
+		lines, err = s.Backend.LinesAfter(th, q.Get("from"), after, limit)
+	}
 	if err != nil {
 		s.fail(w, "lines", err)
 		return
 	}
 	writeJSON(w, nonNil(lines))
+}
+
+func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	th := q.Get("th")
+	if th == "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: thread: th is required")
+		return
+	}
+	t, err := s.Backend.Thread(th, q.Get("from"))
+	if err != nil {
+		s.fail(w, "thread", err)
+		return
+	}
+	writeJSON(w, t)
 }
 
 func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {

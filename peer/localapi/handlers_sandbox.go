@@ -4,45 +4,19 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
-
-// ExecSandboxer is implemented by backends that say, and let the person
-// choose, how exec runs (a *peer.Node does): GET and POST
-// /v0/exec-sandbox. Other backends answer those with not_found.
-type ExecSandboxer interface {
-	// ExecSandbox says how exec runs now.
-	ExecSandbox() profile.SandboxStatus
-	// SetExecSandbox changes the mode (auto, bwrap or none) and stores it.
-	SetExecSandbox(mode string) error
-}
-
-var _ ExecSandboxer = (*peer.Node)(nil)
 
 type sandboxBody struct {
 	Mode string `json:"mode"`
 }
 
-func (s *Server) sandboxer(w http.ResponseWriter) (ExecSandboxer, bool) {
-	sb, ok := s.Backend.(ExecSandboxer)
-	if !ok {
-		writeError(w, http.StatusNotFound, codeNotFound, "localapi: this peer has no exec sandbox setting")
-	}
-	return sb, ok
-}
-
 func (s *Server) handleExecSandbox(w http.ResponseWriter, r *http.Request) {
-	if sb, ok := s.sandboxer(w); ok {
-		writeJSON(w, sb.ExecSandbox())
-	}
+	writeJSON(w, s.Backend.ExecSandbox())
 }
 
 func (s *Server) handleSetExecSandbox(w http.ResponseWriter, r *http.Request) {
-	sb, ok := s.sandboxer(w)
-	if !ok {
-		return
-	}
+	sb := s.Backend
 	var req sandboxBody
 	if !s.decode(w, r, &req) {
 		return

@@ -106,6 +106,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v0/send", s.handleSend)
 	handle("POST /v0/state", s.handleState)
 	handle("GET /v0/threads", s.handleThreads)
+	handle("GET /v0/thread", s.handleThread)
 	handle("GET /v0/lines", s.handleLines)
 	handle("POST /v0/read", s.handleRead)
 	handle("GET /v0/peers", s.handlePeers)

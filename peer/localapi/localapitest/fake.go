@@ -17,6 +17,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
 // ErrNoBlob is returned by Fake.OpenBlob for a blob it does not hold, or
@@ -86,6 +87,10 @@ type Fake struct {
 	AddKey  key.PublicKey
 	AddErr  error
 	Added   []string
+
+	// SandboxMode is the exec sandbox mode ("" reads as auto); exec runs
+	// in bubblewrap unless it is none.
+	SandboxMode string
 
 	subs     map[int]chan peer.Event
 	nextSub  int
@@ -169,6 +174,38 @@ func (f *Fake) Lines(th, from string) ([]peer.LineInfo, error) {
 		return nil, fmt.Errorf("fake: no thread %s", th)
 	}
 	return ls, nil
+}
+
+// Thread implements localapi.Backend: the ThreadList entry th (with
+// MirroredFrom from).
+func (f *Fake) Thread(th, from string) (peer.ThreadInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return peer.ThreadInfo{}, f.Err
+	}
+	for _, t := range f.ThreadList {
+		if t.Th == th && t.MirroredFrom == from {
+			return t, nil
+		}
+	}
+	return peer.ThreadInfo{}, fmt.Errorf("fake: no thread %s", th)
+}
+
+// LinesAfter implements localapi.Backend: the lines of Lines whose Seq
+// is above after, at most limit of them (0: all).
+func (f *Fake) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+	ls, err := f.Lines(th, from)
+	if err != nil {
+		return nil, err
+	}
+	var out []peer.LineInfo
+	for _, l := range ls {
+		if l.Seq > after && (limit == 0 || len(out) < limit) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // MarkRead implements localapi.Backend.
@@ -467,4 +504,34 @@ func (f *Fake) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 	}
 	f.Added = append(f.Added, invite)
 	return f.AddKey, f.AddErr
+}
+
+// ExecSandbox implements localapi.Backend: bubblewrap available, the
+// network allowed, the mode SandboxMode.
+func (f *Fake) ExecSandbox() profile.SandboxStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := f.SandboxMode
+	if m == "" {
+		m = profile.SandboxAuto
+	}
+	sb := profile.SandboxBwrap
+	if m == profile.SandboxNone {
+		sb = profile.SandboxNone
+	}
+	return profile.SandboxStatus{Mode: m, Sandbox: sb, Network: true, Available: true}
+}
+
+// SetExecSandbox implements localapi.Backend, checking mode as the node does.
+func (f *Fake) SetExecSandbox(mode string) error {
+	if err := profile.CheckSandboxMode(mode); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	f.SandboxMode = mode
+	return nil
 }

@@ -1,0 +1,356 @@
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/profile"
+)
+
+// CallTimeout bounds one call of a Remote method that takes no context:
+// every one of them reads the store of a node on the same machine, which
+// takes milliseconds; the longest (the lines of a 10,000-line thread) well
+// under a second. A node that does not answer in this time is stuck.
+const CallTimeout = 30 * time.Second
+
+// Remote is a Backend over a running node's local API: the tray app's
+// windows use it from their own process. Methods that take a context use
+// it; the others are bounded by CallTimeout and end when Close is called.
+//
+// The node's methods that cannot fail (Pending, Presence, PresenceDetail,
+// MirrorHosts, Invite, ExecSandbox) can over a socket: a Remote logs the failure and
+// returns the zero value, which the windows show as empty until their next
+// refresh. Key, Name and ListenAddrs were read once by DialRemote: they do
+// not change while a node runs.
+type Remote struct {
+	c      *Client
+	id     Identity
+	key    key.PublicKey
+	log    *slog.Logger
+	ctx    context.Context // ends at Close
+	cancel context.CancelFunc
+}
+
+var _ Backend = (*Remote)(nil)
+
+// DialRemote connects to the node whose control socket is socket and
+// reads who it is. log may be nil.
+func DialRemote(ctx context.Context, socket string, log *slog.Logger) (*Remote, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := NewClient(socket)
+	id, err := c.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k, err := key.ParsePublic(id.Key)
+	if err != nil {
+		return nil, fmt.Errorf("localapi: the node's key %q: %w", id.Key, err)
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	return &Remote{c: c, id: id, key: k, log: log, ctx: rctx, cancel: cancel}, nil
+}
+
+// Close ends the calls in flight and every subscription, and closes idle
+// connections.
+func (r *Remote) Close() error {
+	r.cancel()
+	r.c.CloseIdle()
+	return nil
+}
+
+// call is the context of one call without a context of its own.
+func (r *Remote) call() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.ctx, CallTimeout)
+}
+
+// Key implements Backend.
+func (r *Remote) Key() key.PublicKey { return r.key }
+
+// Name implements Backend.
+func (r *Remote) Name() string { return r.id.Name }
+
+// ListenAddrs implements Backend.
+func (r *Remote) ListenAddrs() []string { return append([]string(nil), r.id.Listen...) }
+
+// Connect implements Backend.
+func (r *Remote) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
+	s, err := r.c.Connect(ctx, addr)
+	if err != nil {
+		return key.PublicKey{}, err
+	}
+	return parseKey(s)
+}
+
+// parseKey parses a key the node returned.
+func parseKey(s string) (key.PublicKey, error) {
+	k, err := key.ParsePublic(s)
+	if err != nil {
+		return key.PublicKey{}, fmt.Errorf("localapi: the node answered with a bad key %q: %w", s, err)
+	}
+	return k, nil
+}
+
+// Send implements Backend.
+func (r *Remote) Send(ctx context.Context, req peer.SendRequest) (peer.SendResult, error) {
+	return r.c.Send(ctx, req)
+}
+
+// SetState implements Backend.
+func (r *Remote) SetState(ctx context.Context, th, state, note string) (peer.SendResult, error) {
+	return r.c.SetState(ctx, th, state, note)
+}
+
+// Threads implements Backend.
+func (r *Remote) Threads() ([]peer.ThreadInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Threads(ctx)
+}
+
+// Thread implements Backend.
+func (r *Remote) Thread(th, from string) (peer.ThreadInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Thread(ctx, th, from)
+}
+
+// Lines implements Backend.
+func (r *Remote) Lines(th, from string) ([]peer.LineInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Lines(ctx, th, from)
+}
+
+// LinesAfter implements Backend.
+func (r *Remote) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.LinesAfter(ctx, th, from, after, limit)
+}
+
+// MarkRead implements Backend.
+func (r *Remote) MarkRead(th, from string) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.MarkRead(ctx, th, from)
+}
+
+// Peers implements Backend.
+func (r *Remote) Peers() ([]peer.PeerInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Peers(ctx)
+}
+
+// Trust implements Backend.
+func (r *Remote) Trust(k string, trusted bool) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Trust(ctx, k, trusted)
+}
+
+// Blobs implements Backend.
+func (r *Remote) Blobs() ([]peer.BlobInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Blobs(ctx)
+}
+
+// OpenBlob implements Backend. The stream ends when the Remote is
+// closed; the caller checks what it read against the BlobInfo (size,
+// sha256), as the stream may break.
+func (r *Remote) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+	return r.c.OpenBlob(r.ctx, from, ref)
+}
+
+// Subscribe implements Backend over GET /v0/watch: the node keeps a
+// buffer of buf events for this subscriber, and so does the channel. The
+// channel is closed when cancel is called, the Remote closed, or the node
+// ends the stream (it is shutting down).
+func (r *Remote) Subscribe(buf int) (<-chan peer.Event, func()) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	ch := make(chan peer.Event, buf)
+	s, err := r.c.WatchBuf(ctx, buf)
+	if err != nil {
+		r.log.Error("subscribe to the node's events", "err", err)
+		cancel()
+		close(ch)
+		return ch, func() {}
+	}
+	go func() {
+		defer close(ch)
+		defer s.Close()
+		for {
+			ev, err := s.Next()
+			if err != nil {
+				if ctx.Err() == nil && err != io.EOF {
+					r.log.Warn("the node's events", "err", err)
+				}
+				return
+			}
+			select {
+			case ch <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, cancel
+}
+
+// Pending implements Backend; a failure is logged and lists nothing.
+func (r *Remote) Pending() []peer.ApprovalRequest {
+	ctx, cancel := r.call()
+	defer cancel()
+	ps, err := r.c.Pending(ctx)
+	if err != nil {
+		r.log.Warn("pending requests", "err", err)
+	}
+	return ps
+}
+
+// Decide implements Backend.
+func (r *Remote) Decide(id string, d peer.Decision) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Decide(ctx, id, d)
+}
+
+// Grant implements Backend.
+func (r *Remote) Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error) {
+	return r.c.Grant(ctx, GrantRequest{To: to, Caps: caps, TTL: ttl.String(), On: on, Note: note})
+}
+
+// Grants implements Backend.
+func (r *Remote) Grants() ([]peer.GrantInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.Grants(ctx)
+}
+
+// RevokeGrant implements Backend.
+func (r *Remote) RevokeGrant(id string) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.RevokeGrant(ctx, id)
+}
+
+// Request implements Backend.
+func (r *Remote) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
+	return r.c.Request(ctx, ProfileRequest{To: to, Mime: mime, Data: data, Th: th})
+}
+
+// Presence implements Backend; a failure is logged and lists nothing.
+func (r *Remote) Presence() []peer.PresenceInfo {
+	ctx, cancel := r.call()
+	defer cancel()
+	ps, err := r.c.Presence(ctx)
+	if err != nil {
+		r.log.Warn("presence", "err", err)
+	}
+	return ps
+}
+
+// PresenceDetail implements Backend; a failure is logged and gives "".
+func (r *Remote) PresenceDetail() string {
+	ctx, cancel := r.call()
+	defer cancel()
+	d, err := r.c.PresenceDetail(ctx)
+	if err != nil {
+		r.log.Warn("presence detail", "err", err)
+	}
+	return d
+}
+
+// SetPresenceDetail implements Backend.
+func (r *Remote) SetPresenceDetail(d string) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.SetPresenceDetail(ctx, d)
+}
+
+// MirrorHosts implements Backend; a failure is logged and lists nothing.
+func (r *Remote) MirrorHosts() []string {
+	ctx, cancel := r.call()
+	defer cancel()
+	hs, err := r.c.MirrorHosts(ctx)
+	if err != nil {
+		r.log.Warn("mirror hosts", "err", err)
+	}
+	return hs
+}
+
+// SetMirrorHosts implements Backend.
+func (r *Remote) SetMirrorHosts(hosts []string) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	_, err := r.c.SetMirrorHosts(ctx, hosts)
+	return err
+}
+
+// SetMirror implements Backend.
+func (r *Remote) SetMirror(th string, on bool) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.SetMirror(ctx, th, on)
+}
+
+// SetPrivate implements Backend.
+func (r *Remote) SetPrivate(th, from string) (peer.SendResult, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.SetPrivate(ctx, th, from)
+}
+
+// Invite implements Backend; a failure is logged and gives "".
+func (r *Remote) Invite() string {
+	ctx, cancel := r.call()
+	defer cancel()
+	s, err := r.c.Invite(ctx)
+	if err != nil {
+		r.log.Warn("invite", "err", err)
+	}
+	return s
+}
+
+// AddInvite implements Backend: like the node, it returns the invite's key
+// with the error when the peer was recorded but could not be reached.
+func (r *Remote) AddInvite(ctx context.Context, invite string) (key.PublicKey, error) {
+	s, err := r.c.AddInvite(ctx, invite)
+	if s == "" {
+		return key.PublicKey{}, err
+	}
+	k, kerr := parseKey(s)
+	if err != nil {
+		return k, err
+	}
+	return k, kerr
+}
+
+// ExecSandbox implements Backend; a failure is logged and gives the zero
+// status (not available).
+func (r *Remote) ExecSandbox() profile.SandboxStatus {
+	ctx, cancel := r.call()
+	defer cancel()
+	st, err := r.c.ExecSandbox(ctx)
+	if err != nil {
+		r.log.Warn("exec sandbox", "err", err)
+	}
+	return st
+}
+
+// SetExecSandbox implements Backend.
+func (r *Remote) SetExecSandbox(mode string) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	_, err := r.c.SetExecSandbox(ctx, mode)
+	return err
+}
