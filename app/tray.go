@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/awp-tray/awp-tray/app/icon"
 )
 
 // Tray menu labels that do not change.
@@ -116,8 +118,8 @@ func (a *App) updateTray() {
 		m.lastLabels = l
 		a.tray.SetSystemTrayMenu(m.menu)
 	}
-	if res, changed := a.icons.Resource(iconState(s)); changed {
-		a.tray.SetSystemTrayIcon(res)
+	if png, changed := a.icons.PNG(iconState(s)); changed {
+		a.tray.SetSystemTrayIcon(fyne.NewStaticResource(icon.ResourceName(iconState(s).Look()), png))
 	}
 }
 

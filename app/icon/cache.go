@@ -3,8 +3,6 @@ package icon
 import (
 	"fmt"
 	"sync"
-
-	"fyne.io/fyne/v2"
 )
 
 // Cache renders the tray icon only when its Look changes. The zero value
@@ -18,28 +16,28 @@ type Cache struct {
 	// mu guards:
 	have    bool
 	look    Look
-	res     fyne.Resource
+	png     []byte
 	renders int
 }
 
-// Resource returns the icon for s. changed is true when the Look differs
-// from the previous call's (always on the first call): only then is the
-// icon drawn again and does the tray need updating.
-func (c *Cache) Resource(s State) (res fyne.Resource, changed bool) {
+// PNG returns the icon for s as PNG bytes. changed is true when the Look
+// differs from the previous call's (always on the first call): only then
+// is the icon drawn again and does the tray need updating.
+func (c *Cache) PNG(s State) (png []byte, changed bool) {
 	l := s.Look()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.have && l == c.look {
-		return c.res, false
+		return c.png, false
 	}
 	size := c.Size
 	if size <= 0 {
 		size = DefaultSize
 	}
-	c.res = fyne.NewStaticResource(ResourceName(l), encode(RenderLook(l, size)))
+	c.png = encode(RenderLook(l, size))
 	c.look, c.have = l, true
 	c.renders++
-	return c.res, true
+	return c.png, true
 }
 
 // Renders counts the icons drawn so far (for tests and debug logs).
@@ -49,8 +47,8 @@ func (c *Cache) Renders() int {
 	return c.renders
 }
 
-// ResourceName names the resource of a Look uniquely: Fyne caches images
-// by resource name, so each look needs its own.
+// ResourceName names a Look uniquely ("awp-tray-online-unread3.png"): for
+// logs, tests and toolkits that cache images by name.
 func ResourceName(l Look) string {
 	state := "offline"
 	if l.Online {
