@@ -2,7 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,17 +13,16 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 
-	"github.com/awp-tray/awp-tray/app/icon"
-	"github.com/awp-tray/awp-tray/app/trayhost"
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/assets"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-// Options configure an App. Zero values are usable except Boot.
+// Options configure an App. Zero values are usable.
 type Options struct {
-	// DataDir is the node's data directory, shown in Settings.
+	// DataDir is the node's data directory: its control socket, and what
+	// Settings shows.
 	DataDir string
 	// FileKey says the identity is kept in DATA/identity.key (--keyring
 	// file), not the OS keyring.
@@ -31,11 +30,6 @@ type Options struct {
 	// Listen are the listen addresses asked for (--listen), shown in
 	// Settings until the node reports the bound ones.
 	Listen []string
-	// Boot starts the node; called off the UI goroutine.
-	Boot BootFunc
-	// BootTimeout bounds one Boot call (the keyring may wait for an unlock
-	// prompt); 0 means 30s.
-	BootTimeout time.Duration
 	// Logger receives the app's logs; nil is silent.
 	Logger *slog.Logger
 	// Exec and ExecArgs are the program and arguments the login autostart
@@ -44,144 +38,116 @@ type Options struct {
 	ExecArgs []string
 	// AutostartDir overrides the XDG autostart directory (tests).
 	AutostartDir string
-	// DetectTray checks for a tray host; nil means trayhost.Detect with a
-	// 3s timeout.
-	DetectTray func(ctx context.Context) trayhost.Result
-	// Tray overrides the tray the app drives (tests); nil means the
-	// fyne.App's desktop.App when DetectTray says a host exists.
-	Tray desktop.App
+	// Tray is the line to the tray process; nil: none (tests).
+	Tray Tray
+	// NoTray says why there is no system tray ("" when there is one): the
+	// main window is shown with the reason, closing it quits AWP, and the
+	// UI does not exit when idle.
+	NoTray string
+	// Linger is how long the UI lives on after its last window closed
+	// (the UI process exits then); 0: for ever.
+	Linger time.Duration
+	// Dial connects to the node once the tray says it runs; nil means
+	// localapi.DialRemote on DataDir's control socket.
+	Dial func(ctx context.Context) (Backend, error)
 	// Stuck is called, from another goroutine, when the Fyne loop has not
-	// returned QuitTimeout after a quit was asked for (the Quit item, the
-	// main window closed without a tray, SIGTERM or SIGINT). Fyne 2.7.1
-	// can lose its own stop hook in a race at shutdown and then waits for
-	// it forever (see docs/app.md "Quitting"); Stuck should shut the
-	// node down and exit the process. Nil: wait for the loop.
+	// returned QuitTimeout after a quit was asked for (a command, the main
+	// window closed without a tray, SIGTERM or SIGINT). Fyne 2.7.1 can
+	// lose its own stop hook in a race at shutdown and then waits for it
+	// forever (see docs/app.md "Quitting"); Stuck should exit the process.
+	// Nil: wait for the loop.
 	Stuck func()
 	// QuitTimeout is how long the loop gets to return; 0 means 5s.
 	QuitTimeout time.Duration
 }
 
-// App is the tray app's UI. Build it with New; call Run once.
+// Tray is the UI's line to the tray process, which holds the node, the
+// tray icon and notifications.
+type Tray interface {
+	// Focus says which thread window is in front (th "": none), so its
+	// messages are not notified.
+	Focus(th, from string)
+	// SetPause pauses notifications (a zero Pause resumes them).
+	SetPause(p menu.Pause)
+	// FileKey answers the keyring question: keep the identity in a file
+	// (true), or quit.
+	FileKey(ok bool)
+	// Quit quits AWP: the tray, the node and this UI.
+	Quit()
+}
+
+// dialTimeout bounds connecting to the node's control socket: it is on
+// this machine and answers at once when the node runs.
+const dialTimeout = 10 * time.Second
+
+// App is the tray app's windows. Build it with New; call Run once.
 type App struct {
-	fa   fyne.App
+	fa   fyne.App // tracks the windows shown (windows.go)
 	opt  Options
 	log  *slog.Logger
 	ctx  context.Context // ends at Close
 	stop context.CancelFunc
 	jobs sync.WaitGroup // background work started by views
 
-	icons icon.Cache
-	tray  desktop.App // nil without a tray host
-	// trayReason says why there is no tray ("" with one).
-	trayReason string
+	shown  *windowTracker
+	linger *time.Timer // the idle exit, while no window is shown
 
 	// The fields below are used on the UI goroutine only.
-	main      *homeWindow
-	presence  *presenceWindow
-	approvals *approvalsWindow
-	settings  *settingsWindow
-	threads   map[threadKey]*threadWindow
-	menu      *trayMenu
-	paused    bool // notifications paused
-	status    string
+	main         *homeWindow
+	presence     *presenceWindow
+	approvals    *approvalsWindow
+	settings     *settingsWindow
+	threads      map[threadKey]*threadWindow
+	status       string
+	pause        menu.Pause // as the tray says
+	bootErr      string     // why the node is not running
+	askingKey    bool       // the keyring question is up
+	wantApproval string     // the request to show once pending is loaded
 
-	pausedFlag atomic.Bool               // a.paused, for other goroutines
-	focused    atomic.Pointer[threadKey] // the thread window shown last, if open
+	focused atomic.Pointer[threadKey] // the thread window shown last, if open
 
 	quitting chan struct{} // closed once a quit was asked for
 	quitOnce sync.Once
 
 	mu sync.Mutex
 	// mu guards:
-	notifier Notifier
-	be       Backend
-	snap     snapshot // the latest counts
-	closed   bool
-	unsub    func()
+	be     Backend
+	closer io.Closer // the Remote, closed with the app
+	state  menu.State
+	closed bool
+	unsub  func()
 }
 
-// snapshot holds the counts the tray shows.
-type snapshot struct {
-	Online    bool
-	PeersUp   int
-	Unread    int
-	Approvals int
-	Booted    bool
-	Err       string // why the node is not running
-}
-
-// New builds the app's windows (hidden). Call it on the main goroutine
-// before Run.
+// New builds the app's windows (hidden; the main window is shown when
+// there is no tray). Call it on the main goroutine before Run.
 func New(fa fyne.App, o Options) *App {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.BootTimeout <= 0 {
-		o.BootTimeout = 30 * time.Second
 	}
 	if o.QuitTimeout <= 0 {
 		o.QuitTimeout = 5 * time.Second
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	a := &App{fa: fa, opt: o, log: o.Logger, ctx: ctx, stop: stop,
+	a := &App{opt: o, log: o.Logger, ctx: ctx, stop: stop,
 		threads: map[threadKey]*threadWindow{}, quitting: make(chan struct{})}
 	if fa.Icon() == nil {
 		fa.SetIcon(assets.Icon)
 	}
-	a.paused = fa.Preferences().BoolWithFallback(prefPaused, false)
-	a.pausedFlag.Store(a.paused)
+	a.shown = &windowTracker{changed: a.windowsChanged}
+	a.fa = &trackedApp{App: fa, t: a.shown}
 	a.main = newHomeWindow(a)
 	a.status = "starting…"
+	if o.NoTray != "" {
+		a.log.Warn("no system tray: the main window is the app", "reason", o.NoTray)
+		a.main.setNotice("No system tray here: " + o.NoTray + ". Closing this window quits AWP.")
+		a.main.w.Show()
+	}
+	a.windowsChanged(a.shown.count())
 	return a
 }
 
-// prefPaused is the preference key of "Pause notifications".
-const prefPaused = "notifications.paused"
-
-// SetupTray detects a tray host and, when there is one, installs the tray
-// menu and icon; otherwise it logs why and shows the main window. It must
-// run before the Fyne loop starts (Fyne starts the tray with its loop).
-// It returns whether a tray is set up.
-func (a *App) SetupTray() bool {
-	tray := a.opt.Tray
-	if tray == nil {
-		detect := a.opt.DetectTray
-		if detect == nil {
-			detect = func(ctx context.Context) trayhost.Result {
-				ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-				defer cancel()
-				return trayhost.Detect(ctx)
-			}
-		}
-		r := detect(a.ctx)
-		if !r.OK() {
-			a.trayReason = r.Reason
-			a.log.Warn("no system tray: showing the main window instead", "reason", r.Reason, "bus", r.Address)
-			a.main.setNotice("No system tray here: " + r.Reason + ". Closing this window quits AWP.")
-			a.main.w.Show()
-			return false
-		}
-		d, ok := a.fa.(desktop.App)
-		if !ok {
-			a.trayReason = "this driver has no system tray"
-			a.log.Warn("no system tray: the Fyne driver has none")
-			a.main.w.Show()
-			return false
-		}
-		a.log.Info("system tray host found", "bus", r.Address)
-		tray = d
-	}
-	a.tray = tray
-	a.menu = newTrayMenu(a)
-	a.updateTray()
-	return true
-}
-
-// Run sets up the tray, boots the node in the background and runs the
-// Fyne loop until Quit. Call it once, on the main goroutine.
+// Run runs the Fyne loop until Quit. Call it once, on the main goroutine.
 func (a *App) Run() {
-	a.SetupTray()
-	a.Boot()
 	ran := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
@@ -230,6 +196,7 @@ func (a *App) quitWatchdog(ran <-chan struct{}, sig <-chan os.Signal) {
 	select {
 	case s := <-sig:
 		a.log.Info("quitting", "signal", s.String())
+		a.markQuitting()
 		fyneQuit(a.fa)
 	case <-a.quitting:
 	case <-ran:
@@ -257,53 +224,12 @@ func fyneQuit(fa fyne.App) {
 }
 
 // HasTray reports whether the app lives in a system tray.
-func (a *App) HasTray() bool { return a.tray != nil }
+func (a *App) HasTray() bool { return a.opt.NoTray == "" }
 
-// Boot starts the node off the UI goroutine; see Options.Boot.
-func (a *App) Boot() { a.boot(a.opt.FileKey) }
-
-func (a *App) boot(fileKey bool) {
-	if a.opt.Boot == nil {
-		return
-	}
-	a.background(func() {
-		ctx, cancel := context.WithTimeout(a.ctx, a.opt.BootTimeout)
-		defer cancel()
-		be, err := a.opt.Boot(ctx, fileKey)
-		if err != nil {
-			a.log.Error("node did not start", "err", err, "file_key", fileKey)
-			fyne.Do(func() { a.bootFailed(err, fileKey) })
-			return
-		}
-		a.log.Info("node started", "key", be.Key().String(), "listen", be.ListenAddrs())
-		if fileKey {
-			a.opt.FileKey = true
-		}
-		a.Attach(be)
-	})
-}
-
-// bootFailed explains a failed start; for a keyring failure it offers
-// keeping the key in a file. UI goroutine.
-func (a *App) bootFailed(err error, fileKey bool) {
-	a.setStatus("not running")
-	a.main.w.Show()
-	a.main.w.RequestFocus()
-	if errors.Is(err, ErrKeyring) && !fileKey {
-		a.main.askFileKey(err, func(ok bool) {
-			if ok {
-				a.setStatus("starting…")
-				a.boot(true)
-			}
-		})
-		return
-	}
-	a.main.showError(err)
-}
-
-// Attach connects the UI to a running node: it subscribes to events and
-// loads everything the windows show. Safe from any goroutine.
-func (a *App) Attach(be Backend) {
+// attach connects the UI to a running node: it subscribes to events and
+// loads everything the windows show, the open thread windows included.
+// Any goroutine but the UI's.
+func (a *App) attach(be Backend) {
 	events, cancel := be.Subscribe(1024)
 	a.mu.Lock()
 	if a.closed {
@@ -313,15 +239,20 @@ func (a *App) Attach(be Backend) {
 	}
 	a.be, a.unsub = be, cancel
 	a.mu.Unlock()
-	// One goroutine does the first load and then every event's refresh,
-	// so refreshes never overlap.
-	a.background(func() {
-		a.refresh(dirtyAll)
-		a.eventLoop(events)
+	// The first load runs here, so what comes after attach finds the
+	// windows filled (the UI process's first command); then one goroutine
+	// does every event's refresh, so refreshes never overlap.
+	w := work{mask: dirtyAll}
+	fyne.DoAndWait(func() {
+		for k := range a.threads {
+			w.thread(k.th, k.from, true)
+		}
 	})
+	a.apply(w)
+	a.background(func() { a.eventLoop(events) })
 }
 
-// backend returns the attached node, or nil before boot.
+// backend returns the attached node, or nil before it runs.
 func (a *App) backend() Backend {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -341,34 +272,28 @@ func (a *App) background(fn func()) {
 // Wait blocks until background work finishes (tests, shutdown).
 func (a *App) Wait() { a.jobs.Wait() }
 
-// ShowMain brings the main window forward; a second launch asks for it.
-// UI goroutine.
+// ShowMain brings the main window forward. UI goroutine.
 func (a *App) ShowMain() {
 	a.main.w.Show()
 	a.main.w.RequestFocus()
 }
 
-// SetNotifier connects the notifications manager: it receives every
-// event from now on and hears when a thread is read. Safe from any
-// goroutine.
-func (a *App) SetNotifier(n Notifier) {
-	a.mu.Lock()
-	a.notifier = n
-	a.mu.Unlock()
+// setFocused records the thread window in front (nil: none) and tells the
+// tray. UI goroutine.
+func (a *App) setFocused(k *threadKey) {
+	a.focused.Store(k)
+	if a.opt.Tray == nil {
+		return
+	}
+	if k == nil {
+		a.opt.Tray.Focus("", "")
+	} else {
+		a.opt.Tray.Focus(k.th, k.from)
+	}
 }
-
-func (a *App) getNotifier() Notifier {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.notifier
-}
-
-// Paused reports whether notifications are paused (tray menu, Settings).
-// Safe from any goroutine: notify.Manager.Paused.
-func (a *App) Paused() bool { return a.pausedFlag.Load() }
 
 // Focused names the thread whose window was shown last and is still
-// open. Safe from any goroutine: notify.Manager.Focused.
+// open. Safe from any goroutine.
 func (a *App) Focused() (th, from string, ok bool) {
 	k := a.focused.Load()
 	if k == nil {
@@ -377,38 +302,46 @@ func (a *App) Focused() (th, from string, ok bool) {
 	return k.th, k.from, true
 }
 
-// OpenThread shows a thread's window. Safe from any goroutine (a click on
-// a notification).
-func (a *App) OpenThread(th, from string) {
-	fyne.Do(func() {
-		for _, t := range a.main.all {
-			if t.Th == th && t.MirroredFrom == from {
-				a.openThread(t)
-				return
-			}
+// openThreadKey shows a thread's window (a menu item, a notification).
+// UI goroutine.
+func (a *App) openThreadKey(th, from string) {
+	for _, t := range a.main.all {
+		if t.Th == th && t.MirroredFrom == from {
+			a.openThread(t)
+			return
 		}
-		a.openThread(peer.ThreadInfo{Th: th, MirroredFrom: from})
-	})
+	}
+	a.openThread(peer.ThreadInfo{Th: th, MirroredFrom: from})
 }
 
-// OpenApprovals shows the Approvals window. Safe from any goroutine.
-func (a *App) OpenApprovals() { fyne.Do(a.showApprovals) }
+// openApprovals shows the Approvals window, at request id when it is set
+// and still pending. UI goroutine.
+func (a *App) openApprovals(id string) {
+	a.wantApproval = id
+	a.showApprovals()
+}
 
-// ShowMainAsync is ShowMain from any goroutine (a second launch).
-func (a *App) ShowMainAsync() { fyne.Do(a.ShowMain) }
-
-// Backend returns the attached node, or nil before it started. Safe from
-// any goroutine.
+// Backend returns the attached node, or nil before it runs. Safe from any
+// goroutine.
 func (a *App) Backend() Backend { return a.backend() }
 
-// Quit ends the Fyne loop.
+// Quit ends the Fyne loop: this UI quits; the tray and the node go on.
 func (a *App) Quit() {
 	a.markQuitting()
 	a.fa.Quit()
 }
 
-// Close unsubscribes from the node and waits for background work. It
-// does not close the node (main owns it). Safe to call twice.
+// quitAll quits AWP: the tray process is told (it quits this UI too), and
+// this UI quits at once in case the tray is gone. UI goroutine.
+func (a *App) quitAll() {
+	if a.opt.Tray != nil {
+		a.opt.Tray.Quit()
+	}
+	a.Quit()
+}
+
+// Close unsubscribes from the node, closes the line to it and waits for
+// background work. Safe to call twice.
 func (a *App) Close() {
 	a.mu.Lock()
 	if a.closed {
@@ -416,13 +349,16 @@ func (a *App) Close() {
 		return
 	}
 	a.closed = true
-	unsub := a.unsub
+	unsub, closer := a.unsub, a.closer
 	a.mu.Unlock()
 	a.stop()
 	if unsub != nil {
 		unsub()
 	}
 	a.jobs.Wait()
+	if closer != nil {
+		closer.Close()
+	}
 }
 
 // identityPlace says where the identity is kept, for Settings.

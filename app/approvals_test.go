@@ -22,6 +22,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -684,9 +685,9 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 // them says "once" (the node's For 0 signs what was asked).
 func TestNodeGrantRequestChoices(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second) // a stopped clock: the grants' exp is exact
-	me := newNode(t, "me", 1, func(c *peer.Config) { c.Now = func() time.Time { return now } })
-	alice := newNode(t, "alice", 2)
-	link(t, alice, me)
+	me := nodetest.New(t, "me", 1, func(c *peer.Config) { c.Now = func() time.Time { return now } })
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, alice, me)
 	na := newNodeApp(t, me)
 	ask := func() {
 		data, _ := json.Marshal(peer.GrantRequest{Caps: []string{"exec"}, TTL: 86400, Reason: "run the tests"})
@@ -697,7 +698,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 	}
 	received := func(n int) []*grant.Grant {
 		var out []*grant.Grant
-		eventuallyNode(t, fmt.Sprintf("alice holds %d grants", n), func() bool {
+		nodetest.Eventually(t, fmt.Sprintf("alice holds %d grants", n), func() bool {
 			gs, _ := alice.Grants()
 			out = out[:0]
 			for _, g := range gs {

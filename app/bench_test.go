@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -33,8 +34,8 @@ func rssKB() int {
 // opening the largest thread until its rows are built and shown. It
 // reports the process's RSS after the open (test binary, node and UI).
 func BenchmarkOpenLargestThread(b *testing.B) {
-	me := newNode(b, "me", 1, func(c *peer.Config) { c.NoSync = true; c.Listen = nil })
-	alice := newNode(b, "alice", 2)
+	me := nodetest.New(b, "me", 1, func(c *peer.Config) { c.NoSync = true; c.Listen = nil })
+	alice := nodetest.New(b, "alice", 2)
 	ctx := context.Background()
 	to := alice.Key().String()
 	part := []json.RawMessage{TextPart("a line of about sixty characters, like a short agent reply")}

@@ -1,18 +1,23 @@
-// Package app is the tray app's user interface: the tray icon and menu,
-// the main window (threads), a window per thread, presence, approvals and
-// settings. It is a thin skin over the node.
+// Package app is the tray app's windows: the main window (threads), a
+// window per thread, presence, approvals and settings. It runs in the UI
+// process, which the tray process (app/tray) starts when a window is
+// wanted; the tray icon, its menu and notifications are not here. It is a
+// thin skin over the node.
 //
 // # Basics
 //
-// New builds an App from a fyne.App and Options; Run detects a tray host,
-// sets up the tray (or shows the main window when there is none), boots
-// the node off the UI goroutine through Options.Boot, and runs the Fyne
-// loop. Everything the UI shows comes from the Backend (a *peer.Node) and
-// its events.
+// New builds an App from a fyne.App and Options; ServeLink carries out
+// what the tray process says (open a window, the node is ready, the
+// notifications pause) and reports back (the thread in front, a pause
+// chosen in Settings, the keyring answer, quit); Run runs the Fyne loop.
+// Everything the windows show comes from the Backend (a localapi.Remote
+// over the node's control socket) and its events. The App counts the
+// windows shown and quits Options.Linger after the last one closed, so the
+// GL driver's polling does not run while nobody looks.
 //
 // # Threading
 //
-// Backend calls read the store, so they never run on the UI goroutine:
+// Backend calls go over a socket, so they never run on the UI goroutine:
 // views call them from background goroutines (App.background) and hand
 // the results to widgets with fyne.Do. Events are read by one goroutine
 // that marks what is stale (threads, peers, approvals, one thread's

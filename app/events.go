@@ -1,9 +1,11 @@
 package app
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 
-	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -26,18 +28,21 @@ type work struct {
 	notes   []string               // status notes (dial errors)
 }
 
+// thread marks an open thread view stale (full: read it whole again).
+func (w *work) thread(th, from string, full bool) {
+	if th == "" {
+		return
+	}
+	if w.threads == nil {
+		w.threads = map[threadKey]bool{}
+	}
+	k := threadKey{th, from}
+	w.threads[k] = w.threads[k] || full
+}
+
 // classify records what ev makes stale.
 func (w *work) classify(ev peer.Event) {
-	thread := func(th, from string, full bool) {
-		if th == "" {
-			return
-		}
-		if w.threads == nil {
-			w.threads = map[threadKey]bool{}
-		}
-		k := threadKey{th, from}
-		w.threads[k] = w.threads[k] || full
-	}
+	thread := w.thread
 	switch ev.Type {
 	case peer.EventLine:
 		w.mask |= dirtyThreads
@@ -71,7 +76,7 @@ func (w *work) classify(ev peer.Event) {
 }
 
 // eventLoop reads events until the subscription ends, coalescing each
-// burst into one refresh. Every event also goes to the notifier.
+// burst into one refresh.
 func (a *App) eventLoop(ch <-chan peer.Event) {
 	for {
 		var w work
@@ -80,7 +85,6 @@ func (a *App) eventLoop(ch <-chan peer.Event) {
 			if !ok {
 				return
 			}
-			a.notify(ev)
 			w.classify(ev)
 		case <-a.ctx.Done():
 			return
@@ -92,20 +96,12 @@ func (a *App) eventLoop(ch <-chan peer.Event) {
 				if !ok {
 					break drain
 				}
-				a.notify(ev)
 				w.classify(ev)
 			default:
 				break drain
 			}
 		}
 		a.apply(w)
-	}
-}
-
-// notify hands ev to the notifier, if one is set.
-func (a *App) notify(ev peer.Event) {
-	if n := a.getNotifier(); n != nil {
-		n.HandleEvent(ev)
 	}
 }
 
@@ -163,23 +159,16 @@ func (a *App) apply(w work) {
 	}
 
 	a.mu.Lock()
-	s := a.snap
-	s.Booted = true
+	a.state.Booted = true
 	if w.mask&dirtyThreads != 0 && errT == nil {
-		s.Unread = render.TotalUnread(threads)
+		a.state.Threads = threads
 	}
 	if w.mask&dirtyPeers != 0 && errP == nil {
-		s.PeersUp = 0
-		for _, p := range peers {
-			if p.Up {
-				s.PeersUp++
-			}
-		}
+		a.state.Peers = peers
 	}
 	if w.mask&dirtyApprovals != 0 {
-		s.Approvals = len(pending)
+		a.state.Pending = pending
 	}
-	a.snap = s
 	a.mu.Unlock()
 
 	fyne.Do(func() {
@@ -200,6 +189,10 @@ func (a *App) apply(w work) {
 			if errG == nil {
 				a.approvals.setGrants(grants)
 			}
+			if id := a.wantApproval; id != "" {
+				a.wantApproval = ""
+				a.approvals.show(id)
+			}
 		}
 		if w.mask&dirtySettings != 0 && a.settings != nil {
 			a.settings.reload()
@@ -215,21 +208,24 @@ func (a *App) apply(w work) {
 		if len(w.prompt) > 0 {
 			a.promptApproval(w.prompt[len(w.prompt)-1])
 		}
-		a.setStatus(statusLine(s))
+		a.updateStatus()
 	})
 }
 
-// counts returns the latest snapshot.
-func (a *App) counts() snapshot {
+// counts returns what the windows show, summed up.
+func (a *App) counts() menu.Counts {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.snap
+	return a.state.Count()
 }
 
-// setStatus updates the status line of the main window and the tray. UI
-// goroutine.
-func (a *App) setStatus(s string) {
-	a.status = s
-	a.main.setStatus(s)
-	a.updateTray()
+// updateStatus shows the node's state in the main window: the tray's
+// status line (app/menu), with the pause the tray reported. UI goroutine.
+func (a *App) updateStatus() {
+	a.mu.Lock()
+	s := a.state
+	a.mu.Unlock()
+	s.Err, s.Pause = a.bootErr, a.pause
+	a.status = menu.StatusLine(s, time.Now(), nil)
+	a.main.setStatus(a.status)
 }

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"github.com/awp-tray/awp-tray/app/trayhost"
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -207,38 +207,37 @@ func (f *fakeNode) with(fn func()) {
 	fn()
 }
 
-// fakeTray records what the app does to the tray.
+// fakeTray records what the UI tells the tray process.
 type fakeTray struct {
-	menus []*fyne.Menu
-	icons []fyne.Resource
+	mu       sync.Mutex
+	focus    []string // "th from", "" for none
+	pauses   []menu.Pause
+	fileKeys []bool
+	quits    int
 }
 
-func (t *fakeTray) SetSystemTrayMenu(m *fyne.Menu)    { t.menus = append(t.menus, m) }
-func (t *fakeTray) SetSystemTrayIcon(r fyne.Resource) { t.icons = append(t.icons, r) }
-func (t *fakeTray) SetSystemTrayWindow(fyne.Window)   {}
-
-// labels are the labels of the last menu set.
-func (t *fakeTray) labels() []string {
-	if len(t.menus) == 0 {
-		return nil
-	}
-	var out []string
-	for _, it := range t.menus[len(t.menus)-1].Items {
-		out = append(out, it.Label)
-	}
-	return out
+func (t *fakeTray) Focus(th, from string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.focus = append(t.focus, strings.TrimSpace(th+" "+from))
 }
+
+func (t *fakeTray) SetPause(p menu.Pause) { t.mu.Lock(); t.pauses = append(t.pauses, p); t.mu.Unlock() }
+func (t *fakeTray) FileKey(ok bool)       { t.mu.Lock(); t.fileKeys = append(t.fileKeys, ok); t.mu.Unlock() }
+func (t *fakeTray) Quit()                 { t.mu.Lock(); t.quits++; t.mu.Unlock() }
 
 // newTestApp builds an App on Fyne's headless test driver with a fake
-// tray; the node is attached but its event loop is not started, so tests
-// drive events synchronously with handle.
-func newTestApp(t testing.TB, f *fakeNode) (*App, *fakeTray) {
+// tray line; the node (if any) is attached but its event loop is not
+// started, so tests drive events synchronously with handle.
+func newTestApp(t testing.TB, f *fakeNode, mod ...func(*Options)) (*App, *fakeTray) {
 	t.Helper()
 	fa := test.NewTempApp(t)
 	tray := &fakeTray{}
-	a := New(fa, Options{DataDir: t.TempDir(), Tray: tray, AutostartDir: t.TempDir(), Exec: "/usr/bin/awp-tray",
-		DetectTray: func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} }})
-	a.SetupTray()
+	o := Options{DataDir: t.TempDir(), Tray: tray, AutostartDir: t.TempDir(), Exec: "/usr/bin/awp-tray"}
+	for _, m := range mod {
+		m(&o)
+	}
+	a := New(fa, o)
 	if f != nil {
 		a.mu.Lock()
 		a.be = f
@@ -255,7 +254,6 @@ func newTestApp(t testing.TB, f *fakeNode) (*App, *fakeTray) {
 func (a *App) handle(evs ...peer.Event) {
 	var w work
 	for _, ev := range evs {
-		a.notify(ev)
 		w.classify(ev)
 	}
 	a.apply(w)

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/presence"
 )
@@ -51,19 +52,19 @@ func newGoldenScene(t *testing.T) *goldenScene {
 	clock.Store(goldenNow.UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
 	ws := t.TempDir()
-	alice := newNode(t, "alice", 2, func(c *peer.Config) {
+	alice := nodetest.New(t, "alice", 2, func(c *peer.Config) {
 		c.Now = now
 		c.Harness, c.Model = "claude-code", "opus"
 		c.PresenceDebounce = 20 * time.Millisecond
 		c.Presence = presence.DetailFull // her threads show in the presence window
 	})
-	me := newNode(t, "me", 1, func(c *peer.Config) {
+	me := nodetest.New(t, "me", 1, func(c *peer.Config) {
 		c.Now, c.Listen, c.Workspace = now, nil, ws
 		c.PresenceDebounce = 20 * time.Millisecond
 		// The same prompt and Settings on every machine, bubblewrap or not.
 		c.ExecSandbox = "none"
 	})
-	link(t, me, alice)
+	nodetest.Link(t, me, alice)
 	na := newNodeApp(t, me)
 	ctx := context.Background()
 	settled := func() bool {
@@ -82,26 +83,28 @@ func newGoldenScene(t *testing.T) *goldenScene {
 	}
 	step := func(what string, fn func()) {
 		fn()
-		eventuallyNode(t, what+" delivered", settled)
+		nodetest.Eventually(t, what+" delivered", settled)
 		clock.Add(int64(time.Minute))
 	}
 
 	step("the request for a port", func() {
-		say(t, alice, me.Key(), goldenThA, "Port the auth middleware", "can you take this? the tests are in services/api")
+		nodetest.Say(t, alice, me.Key(), goldenThA, "Port the auth middleware", "can you take this? the tests are in services/api")
 	})
 	step("my answer", func() {
-		say(t, me, alice.Key(), goldenThA, "", "on it")
+		nodetest.Say(t, me, alice.Key(), goldenThA, "", "on it")
 		if _, err := me.SetState(ctx, goldenThA, "working", "porting"); err != nil {
 			t.Fatal(err)
 		}
 	})
-	step("the release thread", func() { say(t, me, alice.Key(), goldenThB, "Release build", "the release build is red on arm64") })
+	step("the release thread", func() {
+		nodetest.Say(t, me, alice.Key(), goldenThB, "Release build", "the release build is red on arm64")
+	})
 	step("a grant", func() {
 		if _, err := me.Grant(ctx, alice.Key().String(), []string{"fs:read"}, 2*time.Hour, nil, "logs"); err != nil {
 			t.Fatal(err)
 		}
 	})
-	step("alice's answer", func() { say(t, alice, me.Key(), goldenThB, "", "looking") })
+	step("alice's answer", func() { nodetest.Say(t, alice, me.Key(), goldenThB, "", "looking") })
 	if err := me.SetMirrorHosts([]string{alice.Key().String()}); err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +126,13 @@ func newGoldenScene(t *testing.T) *goldenScene {
 			return false
 		}
 	}
-	eventuallyNode(t, "alice's presence document", aliceDoc(3))
+	nodetest.Eventually(t, "alice's presence document", aliceDoc(3))
 	// A request waiting for me, in a thread of its own.
-	req := execRequest(alice, me.Key(), "make test")
+	req := nodetest.ExecRequest(alice, me.Key(), "make test")
 	na.pump(t, "the pending request", func() bool { return len(me.Pending()) == 1 && na.counts().Approvals == 1 })
 	// alice's document lists the request's thread too: wait for it, so
 	// the Presence window shows a settled document.
-	eventuallyNode(t, "alice's document with the request", aliceDoc(4))
+	nodetest.Eventually(t, "alice's document with the request", aliceDoc(4))
 	na.refresh(dirtyAll)
 	na.Wait()
 	s := &goldenScene{na: na, me: me, alice: alice, req: req}

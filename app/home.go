@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
 )
@@ -74,23 +75,27 @@ func newHomeWindow(a *App) *homeWindow {
 
 	actions := container.NewHBox(
 		widget.NewButton(labelNewThread, a.newThread),
-		widget.NewButton(labelPresence, a.showPresence),
+		widget.NewButton(menu.LabelPresence, a.showPresence),
 		widget.NewButton("Approvals", a.showApprovals),
-		widget.NewButton(labelAddPeer, a.addPeer),
-		widget.NewButton(labelInvite, a.copyInvite),
-		widget.NewButton(labelSettings, a.showSettings),
+		widget.NewButton(menu.LabelAddPeer, a.addPeer),
+		widget.NewButton(menu.LabelInvite, a.copyInvite),
+		widget.NewButton(menu.LabelSettings, a.showSettings),
 	)
 	top := container.NewVBox(h.status, h.notice, actions, h.filter)
 	h.w.SetContent(container.NewBorder(top, nil, nil, nil, container.NewStack(h.list, container.NewPadded(h.empty))))
 	h.w.Resize(fyne.NewSize(720, 520))
-	h.w.SetCloseIntercept(func() {
-		if a.HasTray() {
-			h.w.Hide()
-			return
-		}
-		a.Quit() // no tray: the window is the app
-	})
+	h.w.SetCloseIntercept(h.closeAsked)
 	return h
+}
+
+// closeAsked hides the window, or quits AWP when there is no tray (the
+// window is the app then). UI goroutine.
+func (h *homeWindow) closeAsked() {
+	if h.a.HasTray() {
+		h.w.Hide()
+		return
+	}
+	h.a.quitAll()
 }
 
 // name is a key's display name: the peer's name when known, else the
@@ -170,7 +175,7 @@ const labelNewThread = "New thread…"
 
 // emptyThreads is what the main window says while there is no thread.
 const emptyThreads = "No threads yet.\n\n" +
-	"To talk with another peer, send them your invite (" + labelInvite + ") and add theirs (" + labelAddPeer + "), " +
+	"To talk with another peer, send them your invite (" + menu.LabelInvite + ") and add theirs (" + menu.LabelAddPeer + "), " +
 	"then start a thread (" + labelNewThread + "). Threads that agents start with you appear here too."
 
 func (h *homeWindow) setStatus(s string) { h.status.SetText("AWP: " + s) }
@@ -194,12 +199,7 @@ func (h *homeWindow) askFileKey(err error, cb func(bool)) {
 		"AWP can keep the key in a file instead:\n" + path + " (readable only by you).\n" +
 		"Anyone who can read that file can act as you. To use the keyring later, start AWP with --keyring keyring.")
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("The OS keyring is unavailable", "Keep the key in a file", "Quit", msg, func(ok bool) {
-		if !ok {
-			h.a.Quit()
-		}
-		cb(ok)
-	}, h.w)
+	d := dialog.NewCustomConfirm("The OS keyring is unavailable", "Keep the key in a file", "Quit", msg, cb, h.w)
 	d.Resize(fyne.NewSize(560, 320))
 	d.Show()
 }

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -14,70 +11,16 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/key"
-	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // These tests run the UI against real nodes (peer.Node on temporary
 // stores, connected over tcp://127.0.0.1:0). The fake backend remains only
 // where a node cannot do the job: see fake_test.go.
-
-// tlog routes a node's log to t.Logf under its name.
-type tlog struct {
-	t    testing.TB
-	name string
-}
-
-func (w tlog) Write(b []byte) (int, error) {
-	w.t.Logf("%s: %s", w.name, bytes.TrimSpace(b))
-	return len(b), nil
-}
-
-// newNode starts a node with a key from a fixed seed on a temporary store;
-// it is closed when the test ends.
-func newNode(t testing.TB, name string, seed byte, mod ...func(*peer.Config)) *peer.Node {
-	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := peer.Config{
-		Key: k, DataDir: t.TempDir(), Name: name, Listen: []string{"tcp://127.0.0.1:0"},
-		Logger: slog.New(slog.NewTextHandler(tlog{t, name}, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	}
-	for _, m := range mod {
-		m(&cfg)
-	}
-	n, err := peer.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := n.Close(); err != nil {
-			t.Errorf("%s: close: %v", name, err)
-		}
-	})
-	return n
-}
-
-// link connects a to b and waits for the handshake.
-func link(t testing.TB, a, b *peer.Node) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	k, err := a.Connect(ctx, b.ListenAddrs()[0])
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	if k != b.Key() {
-		t.Fatalf("connected to %s, want %s", k, b.Key())
-	}
-}
 
 // nodeApp is an App on the headless driver attached to a real node. The
 // node's events are delivered by pump on the test goroutine (through the
@@ -141,16 +84,6 @@ func (na *nodeApp) thread(th string) (peer.ThreadInfo, bool) {
 	return peer.ThreadInfo{}, false
 }
 
-// say sends a text msg from n to to in thread th.
-func say(t testing.TB, n *peer.Node, to key.PublicKey, th, subject, text string) peer.SendResult {
-	t.Helper()
-	r, err := n.Send(context.Background(), peer.SendRequest{To: to.String(), Th: th, Subject: subject, Parts: []json.RawMessage{TextPart(text)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // lineTypes are the wire types of a thread's lines, with their direction.
 func lineTypes(t testing.TB, n *peer.Node, th string) []string {
 	t.Helper()
@@ -171,11 +104,11 @@ func lineTypes(t testing.TB, n *peer.Node, th string) []string {
 
 // (a) Sending from the compose box stores an outbound msg.
 func TestNodeComposeStoresOutbound(t *testing.T) {
-	me := newNode(t, "me", 1)
-	alice := newNode(t, "alice", 2)
-	link(t, alice, me)
+	me := nodetest.New(t, "me", 1)
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, alice, me)
 	na := newNodeApp(t, me)
-	res := say(t, alice, me.Key(), "", "Port the auth middleware", "can you take this?")
+	res := nodetest.Say(t, alice, me.Key(), "", "Port the auth middleware", "can you take this?")
 	na.pump(t, "alice's thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
 
 	info, _ := na.thread(res.Th)
@@ -221,20 +154,24 @@ func TestNodeComposeStoresOutbound(t *testing.T) {
 	}
 }
 
-// (b) An arriving msg raises the unread count in the threads list and in
-// the tray menu.
+// (b) An arriving msg raises the unread count in the threads list (the
+// tray menu's count is app/tray's TestTrayFollowsNode), and reading the
+// thread clears it.
 func TestNodeArrivingMsgRaisesUnread(t *testing.T) {
-	me := newNode(t, "me", 1)
-	alice := newNode(t, "alice", 2)
-	link(t, alice, me)
+	me := nodetest.New(t, "me", 1)
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, alice, me)
 	na := newNodeApp(t, me)
-	if got := na.tray.labels()[2]; got != "Threads" {
-		t.Fatalf("threads item at start = %q", got)
+	if got := na.counts().Unread; got != 0 {
+		t.Fatalf("unread at start = %d", got)
 	}
-	res := say(t, alice, me.Key(), "", "Release build", "the build is red")
+	if got := na.main.status.Text; got != "AWP: 1/1 peer up" {
+		t.Errorf("status = %q", got)
+	}
+	res := nodetest.Say(t, alice, me.Key(), "", "Release build", "the build is red")
 	na.pump(t, "the unread thread", func() bool { t, ok := na.thread(res.Th); return ok && t.Unread == 1 })
-	if got := na.tray.labels()[2]; got != "Threads (1 unread)" {
-		t.Errorf("tray threads item = %q", got)
+	if got := na.counts().Unread; got != 1 {
+		t.Errorf("unread = %d", got)
 	}
 	row := na.main.list.CreateItem()
 	na.main.list.UpdateItem(0, row)
@@ -245,36 +182,19 @@ func TestNodeArrivingMsgRaisesUnread(t *testing.T) {
 		t.Errorf("row title = %q", lbl)
 	}
 
-	say(t, alice, me.Key(), res.Th, "", "still red")
+	nodetest.Say(t, alice, me.Key(), res.Th, "", "still red")
 	na.pump(t, "two unread", func() bool { t, _ := na.thread(res.Th); return t.Unread == 2 })
-	if got := na.tray.labels()[2]; got != "Threads (2 unread)" {
-		t.Errorf("tray threads item = %q", got)
+	if got := na.counts().Unread; got != 2 {
+		t.Errorf("unread = %d", got)
 	}
 	// Opening the thread marks it read: the count goes away.
 	info, _ := na.thread(res.Th)
 	na.openThread(info)
 	na.Wait()
 	na.pump(t, "the thread read", func() bool { t, _ := na.thread(res.Th); return t.Unread == 0 })
-	if got := na.tray.labels()[2]; got != "Threads" {
-		t.Errorf("tray threads item after reading = %q", got)
+	if got := na.counts().Unread; got != 0 {
+		t.Errorf("unread after reading = %d", got)
 	}
-}
-
-// execRequest sends an exec request from n to to and returns its answer
-// on the channel.
-func execRequest(n *peer.Node, to key.PublicKey, cmd string) <-chan error {
-	out := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		data, _ := json.Marshal(map[string]any{"cmd": cmd, "timeout": 10})
-		res, err := n.Request(ctx, to.String(), profile.MimeExec, data, "")
-		if err == nil && !strings.Contains(string(res), `"exit":0`) {
-			err = errors.New("result without exit 0: " + string(res))
-		}
-		out <- err
-	}()
-	return out
 }
 
 // wait reads the answer of execRequest.
@@ -294,16 +214,16 @@ func waitAnswer(t *testing.T, ch <-chan error) error {
 // revoked.
 func TestNodeApprovals(t *testing.T) {
 	ws := t.TempDir()
-	me := newNode(t, "me", 1, func(c *peer.Config) { c.Workspace = ws })
-	alice := newNode(t, "alice", 2)
-	link(t, alice, me)
+	me := nodetest.New(t, "me", 1, func(c *peer.Config) { c.Workspace = ws })
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, alice, me)
 	na := newNodeApp(t, me)
 
-	answer := execRequest(alice, me.Key(), "echo approved")
+	answer := nodetest.ExecRequest(alice, me.Key(), "echo approved")
 	na.pump(t, "the approval prompt", func() bool { return na.approvals != nil && na.approvals.cur != "" })
 	w := na.approvals
-	if got := na.tray.labels()[4]; got != "Approvals (1 pending)" {
-		t.Errorf("tray approvals item = %q", got)
+	if got := na.main.status.Text; got != "AWP: 1/1 peer up · 1 waiting for you" {
+		t.Errorf("status = %q", got)
 	}
 	var shown []string
 	for _, f := range w.shownFields() {
@@ -341,7 +261,7 @@ func TestNodeApprovals(t *testing.T) {
 	}
 
 	// The grant now covers a second request: it runs without a prompt.
-	if err := waitAnswer(t, execRequest(alice, me.Key(), "echo granted")); err != nil {
+	if err := waitAnswer(t, nodetest.ExecRequest(alice, me.Key(), "echo granted")); err != nil {
 		t.Fatalf("request under the grant: %v", err)
 	}
 	if p := me.Pending(); len(p) != 0 {
@@ -354,7 +274,7 @@ func TestNodeApprovals(t *testing.T) {
 	if !strings.Contains(GrantLine(w.grants[0], nil, time.UTC), "revoked") {
 		t.Errorf("after revoke: %q", GrantLine(w.grants[0], nil, time.UTC))
 	}
-	answer = execRequest(alice, me.Key(), "echo denied")
+	answer = nodetest.ExecRequest(alice, me.Key(), "echo denied")
 	na.pump(t, "the second prompt", func() bool { return w.cur != "" })
 	w.looked()
 	test.Tap(w.button("Deny"))
@@ -369,11 +289,11 @@ func TestNodeApprovals(t *testing.T) {
 
 // (d) Keep private sends a private line to the other party.
 func TestNodePrivateToggle(t *testing.T) {
-	me := newNode(t, "me", 1)
-	alice := newNode(t, "alice", 2)
-	link(t, me, alice)
+	me := nodetest.New(t, "me", 1)
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, me, alice)
 	na := newNodeApp(t, me)
-	res := say(t, me, alice.Key(), "", "Secrets", "do not mirror this")
+	res := nodetest.Say(t, me, alice.Key(), "", "Secrets", "do not mirror this")
 	na.pump(t, "my thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
 	info, _ := na.thread(res.Th)
 	tw := na.openThread(info)
@@ -400,7 +320,7 @@ func TestNodePrivateToggle(t *testing.T) {
 		t.Errorf("last line %s", l.Line)
 	}
 	// It reaches alice, and the toggle shows the thread private.
-	eventuallyNode(t, "alice to get the private line", func() bool {
+	nodetest.Eventually(t, "alice to get the private line", func() bool {
 		ls, _ := alice.Lines(res.Th, "")
 		for _, l := range ls {
 			if l.Dir == "in" && strings.Contains(string(l.Line), `"t":"private"`) {
@@ -412,18 +332,6 @@ func TestNodePrivateToggle(t *testing.T) {
 	na.pump(t, "the window to show Private", func() bool { return tw.private.Text == "Private" && tw.private.Disabled() })
 }
 
-// eventuallyNode polls a node-only condition (no widgets involved).
-func eventuallyNode(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // rowTitle is the title label's text of a main-list row.
 func rowTitle(o fyne.CanvasObject) string {
 	return o.(*fyne.Container).Objects[0].(*widget.Label).Text
@@ -433,8 +341,8 @@ func rowTitle(o fyne.CanvasObject) string {
 // node.Invite; Add peer… goes through node.AddInvite; Settings changes
 // the presence detail and the mirror hosts on the node.
 func TestNodePresenceInviteSettings(t *testing.T) {
-	me := newNode(t, "me", 1, func(c *peer.Config) { c.PresenceDebounce = 20 * time.Millisecond })
-	alice := newNode(t, "alice", 2, func(c *peer.Config) {
+	me := nodetest.New(t, "me", 1, func(c *peer.Config) { c.PresenceDebounce = 20 * time.Millisecond })
+	alice := nodetest.New(t, "alice", 2, func(c *peer.Config) {
 		c.PresenceDebounce = 20 * time.Millisecond
 		c.Harness, c.Model = "claude-code", "opus"
 		c.Presence = "full"
@@ -458,7 +366,7 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if !strings.Contains(na.main.notice.Text, "Added peer") {
 		t.Errorf("notice = %q", na.main.notice.Text)
 	}
-	say(t, alice, me.Key(), "", "Hello", "hi")
+	nodetest.Say(t, alice, me.Key(), "", "Hello", "hi")
 	na.pump(t, "alice up with her presence document", func() bool {
 		return len(p.peers) == 1 && p.peers[0].Up && len(p.doc) == 1 && strings.Contains(p.doc[0].Threads, "Hello with me")
 	})
@@ -511,4 +419,61 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if st := me.ExecSandbox(); st.Mode != "auto" || !s.sandbox.Checked {
 		t.Errorf("switched on: node %+v, check %v", st, s.sandbox.Checked)
 	}
+}
+
+// The UI process's path: the windows see a real node through its local
+// API (localapi.Remote over DATA/awp.sock), events included. An arriving
+// msg shows unread, its window shows the line and marks it read on the
+// node, and a reply from the composer is stored by the node.
+func TestUIOverLocalAPI(t *testing.T) {
+	me := nodetest.New(t, "me", 1)
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, alice, me)
+	dir := localapitest.ShortTempDir(t)
+	l, err := localapi.Listen(localapi.SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &localapi.Server{Backend: me}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+
+	a, _ := newTestApp(t, nil, func(o *Options) { o.DataDir = dir })
+	a.dial()
+	if a.backend() == nil || a.backend().Key() != me.Key() {
+		t.Fatal("not attached to the node")
+	}
+	res := nodetest.Say(t, alice, me.Key(), "", "Over the socket", "hello through awp.sock")
+	eventually(t, "the unread thread, from the node's events", func() bool { return a.counts().Unread == 1 })
+	var tw *threadWindow
+	fyne.DoAndWait(func() { a.openThreadKey(res.Th, "") })
+	eventually(t, "the line in the thread window", func() bool {
+		tw = a.threads[threadKey{res.Th, ""}]
+		if tw == nil {
+			return false
+		}
+		for _, r := range tw.rows {
+			if r.Text == "hello through awp.sock" {
+				return true
+			}
+		}
+		return false
+	})
+	nodetest.Eventually(t, "the thread read on the node", func() bool {
+		ti, err := me.Thread(res.Th, "")
+		return err == nil && ti.Unread == 0
+	})
+	fyne.DoAndWait(func() {
+		tw.compose.text.SetText("answered over the socket")
+		tw.compose.sendReply()
+	})
+	nodetest.Eventually(t, "the reply stored", func() bool {
+		ls, _ := me.Lines(res.Th, "")
+		for _, l := range ls {
+			if l.Dir == "out" && strings.Contains(string(l.Line), "answered over the socket") {
+				return true
+			}
+		}
+		return false
+	})
 }

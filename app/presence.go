@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/presence"
@@ -241,8 +242,8 @@ func newPresenceWindow(a *App) *presenceWindow {
 	)
 	p.none = widget.NewLabel("No presence documents yet.")
 	p.none.Importance = widget.LowImportance
-	invite := widget.NewButton(labelInvite, a.copyInvite)
-	add := widget.NewButton(labelAddPeer, func() { a.addPeerIn(p.w) })
+	invite := widget.NewButton(menu.LabelInvite, a.copyInvite)
+	add := widget.NewButton(menu.LabelAddPeer, func() { a.addPeerIn(p.w) })
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(invite, add), p.me),
 		container.NewBorder(nil, nil, widget.NewLabel("Dial:"), connect, p.addr))

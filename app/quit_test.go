@@ -1,15 +1,12 @@
 package app
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-
-	"github.com/awp-tray/awp-tray/app/trayhost"
 )
 
 // loopApp is a fyne.App whose Run blocks until Quit, like the real
@@ -48,7 +45,6 @@ func runApp(t *testing.T, hang bool, before ...func(*loopApp)) (*App, <-chan str
 	}
 	stuck := make(chan struct{}, 1)
 	a := New(fa, Options{DataDir: t.TempDir(), Tray: &fakeTray{}, AutostartDir: t.TempDir(),
-		DetectTray:  func(context.Context) trayhost.Result { return trayhost.Result{Bus: true, Watcher: true} },
 		QuitTimeout: 200 * time.Millisecond,
 		Stuck:       func() { stuck <- struct{}{} },
 	})

@@ -2,6 +2,7 @@ package app
 
 import (
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -9,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
@@ -78,12 +80,7 @@ func newSettingsWindow(a *App) *settingsWindow {
 	s.sandboxNote = widget.NewLabel("")
 	s.sandboxNote.Wrapping = fyne.TextWrapWord
 	s.sandboxNote.Importance = widget.LowImportance
-	s.notify = widget.NewCheck("Show desktop notifications", func(on bool) {
-		if a.paused == !on {
-			return
-		}
-		a.setPaused(!on)
-	})
+	s.notify = widget.NewCheck("Show desktop notifications", s.setNotify)
 	s.login = widget.NewCheck("Start AWP when I log in", s.setAutostart)
 	s.identity = widget.NewLabel("")
 	s.identity.Wrapping = fyne.TextWrapWord
@@ -133,7 +130,7 @@ type nodeSettings struct {
 // goroutine). UI goroutine.
 func (s *settingsWindow) reload() {
 	a := s.a
-	s.notify.SetChecked(!a.paused)
+	s.showPause()
 	s.identity.SetText("Your key is kept " + a.identityPlace() + ".")
 	if dir, err := a.autostartDir(); err == nil {
 		s.login.OnChanged = nil
@@ -182,6 +179,25 @@ func (s *settingsWindow) fill(ns nodeSettings, running bool) {
 	} else {
 		s.note.SetText("The peer is not running yet.")
 	}
+}
+
+// showPause shows whether notifications are paused (the tray's menu
+// pauses them too), without acting on it. UI goroutine.
+func (s *settingsWindow) showPause() {
+	s.notify.OnChanged = nil
+	s.notify.SetChecked(!s.a.pause.Active(time.Now()))
+	s.notify.OnChanged = s.setNotify
+}
+
+// setNotify resumes notifications, or pauses them until resumed, through
+// the tray process, which keeps the pause.
+func (s *settingsWindow) setNotify(on bool) {
+	p := menu.Pause{Forever: !on}
+	s.a.pause = p
+	if t := s.a.opt.Tray; t != nil {
+		t.SetPause(p)
+	}
+	s.a.updateStatus()
 }
 
 // lines splits a multi-line entry into trimmed, non-empty lines.

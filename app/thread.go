@@ -56,7 +56,7 @@ func blobKey(from, ref string) string { return from + "\x00" + ref }
 // openThread shows (or brings forward) the window of a thread. UI goroutine.
 func (a *App) openThread(t peer.ThreadInfo) *threadWindow {
 	k := threadKey{t.Th, t.MirroredFrom}
-	a.focused.Store(&k)
+	a.setFocused(&k)
 	if tw := a.threads[k]; tw != nil {
 		if t.Peer != "" {
 			tw.setInfo(t)
@@ -97,16 +97,20 @@ func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
 	top := container.NewVBox(tw.header, container.NewBorder(nil, nil, nil, container.NewHBox(tw.mirror, tw.private), tw.detail))
 	tw.w.SetContent(container.NewBorder(top, tw.compose.box, nil, nil, tw.list))
 	tw.w.Resize(fyne.NewSize(860, 640))
-	tw.w.SetCloseIntercept(func() {
-		tw.w.Hide()
-		delete(a.threads, k)
-		if f := a.focused.Load(); f != nil && *f == k {
-			a.focused.Store(nil)
-		}
-		tw.w.Close()
-	})
+	tw.w.SetCloseIntercept(tw.closeAsked)
 	tw.setInfo(t)
 	return tw
+}
+
+// closeAsked closes the window: it is forgotten, and no longer in front.
+// UI goroutine.
+func (tw *threadWindow) closeAsked() {
+	tw.w.Hide()
+	delete(tw.a.threads, tw.key)
+	if f := tw.a.focused.Load(); f != nil && *f == tw.key {
+		tw.a.setFocused(nil)
+	}
+	tw.w.Close()
 }
 
 // setInfo shows new thread metadata. UI goroutine.
@@ -178,11 +182,9 @@ func (tw *threadWindow) load(full bool) {
 				rows = render.Rows(entries, o)
 			}
 			if unread > 0 {
+				// The node's thread event withdraws its notification.
 				if merr := be.MarkRead(k.th, k.from); merr != nil {
 					tw.a.log.Warn("mark read", "th", k.th, "err", merr)
-				}
-				if n := tw.a.getNotifier(); n != nil {
-					n.Read(k.th, k.from)
 				}
 			}
 		}

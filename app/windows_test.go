@@ -3,20 +3,21 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/render"
+	"github.com/awp-tray/awp-tray/app/uilink"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -146,11 +147,31 @@ func TestSettingsAutostart(t *testing.T) {
 	if autostart.Enabled(a.opt.AutostartDir) {
 		t.Error("unchecking did not remove the entry")
 	}
-	// Notifications off in Settings pauses them.
+	// Notifications off in Settings pauses them until resumed, in the
+	// tray process (which keeps the pause); on again resumes them.
+	tray := a.opt.Tray.(*fakeTray)
 	test.Tap(s.notify)
-	if !a.Paused() {
-		t.Error("unchecking notifications did not pause")
+	test.Tap(s.notify)
+	tray.mu.Lock()
+	pauses := append([]menu.Pause(nil), tray.pauses...)
+	tray.mu.Unlock()
+	if len(pauses) != 2 || !pauses[0].Forever || pauses[1].Active(time.Now()) {
+		t.Errorf("pauses asked of the tray: %+v", pauses)
 	}
+	// A pause the tray reports (from its menu) shows unchecked, without
+	// asking the tray again.
+	a.Command(uilink.Msg{Op: uilink.OpPause, Pause: &menu.Pause{Until: time.Now().Add(time.Hour)}})
+	if s.notify.Checked {
+		t.Error("a pause from the tray menu shows notifications on")
+	}
+	if !strings.Contains(a.main.status.Text, "notifications paused until") {
+		t.Errorf("status = %q", a.main.status.Text)
+	}
+	tray.mu.Lock()
+	if len(tray.pauses) != 2 {
+		t.Errorf("showing the tray's pause asked the tray: %+v", tray.pauses)
+	}
+	tray.mu.Unlock()
 }
 
 // Add peer… takes an invite to the node's AddInvite (the one invite
@@ -193,45 +214,59 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	return nil
 }
 
-func TestBootKeyringFailureOffersFile(t *testing.T) {
-	fa := test.NewTempApp(t)
-	var calls atomic.Int32
-	var gotFile atomic.Bool
-	f := newFakeNode()
-	close(f.events)
-	a := New(fa, Options{DataDir: "/home/me/awp", Tray: &fakeTray{}, Boot: func(ctx context.Context, fileKey bool) (Backend, error) {
-		calls.Add(1)
-		if !fileKey {
-			return nil, fmt.Errorf("%w: %w", ErrKeyring, errors.New("keystore: the OS keyring is locked"))
-		}
-		gotFile.Store(true)
-		return f, nil
-	}})
-	defer a.Close()
-	a.SetupTray()
-	a.Boot()
-	a.Wait()
-	if calls.Load() != 1 {
-		t.Fatalf("boot calls = %d", calls.Load())
+// When the keyring fails, the tray process asks through the UI: the main
+// window explains and offers the key file; the answer goes back to the
+// tray (which boots again), and Quit quits.
+func TestKeyringQuestion(t *testing.T) {
+	a, tray := newTestApp(t, nil, func(o *Options) { o.DataDir = "/home/me/awp" })
+	ask := uilink.Msg{Op: uilink.OpBoot, State: uilink.BootKeyring, Text: "keystore: the OS keyring is locked"}
+	a.Command(ask)
+	a.Command(ask) // asked again (a resent command): one dialog
+	if !a.main.w.(*trackedWindow).t.shown[a.main.w.(*trackedWindow)] {
+		t.Error("the main window is not shown")
 	}
 	top := a.main.w.Canvas().Overlays().Top()
-	if top == nil {
-		t.Fatal("no dialog after a keyring failure")
+	if top == nil || len(a.main.w.Canvas().Overlays().List()) != 1 {
+		t.Fatalf("dialogs after a keyring failure: %d", len(a.main.w.Canvas().Overlays().List()))
+	}
+	if !strings.Contains(labelWith(top, "AWP keeps your identity"), "the OS keyring is locked") {
+		t.Errorf("the dialog does not say why")
+	}
+	if !strings.HasPrefix(a.main.status.Text, "AWP: not running: the OS keyring is unavailable") {
+		t.Errorf("status = %q", a.main.status.Text)
 	}
 	keep := findButton(top, "Keep the key in a file")
 	if keep == nil {
 		t.Fatal("dialog has no 'Keep the key in a file' button")
 	}
 	test.Tap(keep)
-	a.Wait()
-	if calls.Load() != 2 || !gotFile.Load() {
-		t.Errorf("after choosing the file: boot calls %d, file %v", calls.Load(), gotFile.Load())
+	tray.mu.Lock()
+	if len(tray.fileKeys) != 1 || !tray.fileKeys[0] {
+		t.Errorf("answers = %v", tray.fileKeys)
 	}
-	if a.backend() != f {
-		t.Error("node not attached after the second boot")
+	tray.mu.Unlock()
+	if a.quitRequested() {
+		t.Error("keeping the key in a file quit")
 	}
+	a.Command(uilink.Msg{Op: uilink.OpBoot, State: uilink.BootReady, OK: true})
 	if !strings.Contains(a.identityPlace(), "/home/me/awp/identity.key") {
 		t.Errorf("identity place = %q", a.identityPlace())
+	}
+
+	// Quit instead.
+	a.Command(ask)
+	quit := findButton(a.main.w.Canvas().Overlays().Top(), "Quit")
+	if quit == nil {
+		t.Fatal("no Quit")
+	}
+	test.Tap(quit)
+	tray.mu.Lock()
+	if len(tray.fileKeys) != 2 || tray.fileKeys[1] {
+		t.Errorf("answers = %v", tray.fileKeys)
+	}
+	tray.mu.Unlock()
+	if !a.quitRequested() {
+		t.Error("Quit did not quit the UI")
 	}
 }
 
@@ -252,7 +287,7 @@ func TestHomeEmptyList(t *testing.T) {
 	a.refresh(dirtyAll)
 	a.Wait()
 	if !h.empty.Visible() || !strings.HasPrefix(h.empty.Text, "No threads yet.") ||
-		!strings.Contains(h.empty.Text, labelAddPeer) || !strings.Contains(h.empty.Text, labelNewThread) {
+		!strings.Contains(h.empty.Text, menu.LabelAddPeer) || !strings.Contains(h.empty.Text, labelNewThread) {
 		t.Fatalf("no threads: empty-list text visible=%v %q", h.empty.Visible(), h.empty.Text)
 	}
 

@@ -279,6 +279,14 @@ func visibleWindow(display, name string) bool {
 	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 
+// raise puts the visible window named name on top (there is no window
+// manager to do it), for a screenshot.
+func raise(display, name string) {
+	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+name+"$", "windowraise")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	_ = cmd.Run()
+}
+
 // screenshot saves the whole display under build/screenshots/ once
 // something is drawn on it: the empty root and a mapped but unpainted
 // window are flat black, a painted window has text in many colors.
@@ -369,11 +377,14 @@ func parseItem(v []any) (menuItem, error) {
 	return it, nil
 }
 
-// find returns the item whose label starts with prefix.
+// find returns the item whose label starts with prefix, in submenus too.
 func find(items []menuItem, prefix string) (menuItem, bool) {
 	for _, it := range items {
 		if strings.HasPrefix(it.Label, prefix) {
 			return it, true
+		}
+		if c, ok := find(it.Children, prefix); ok {
+			return c, true
 		}
 	}
 	return menuItem{}, false
@@ -450,4 +461,18 @@ func menuPath(conn *dbus.Conn, item watchertest.Item) dbus.ObjectPath {
 		}
 	}
 	return "/StatusNotifierMenu"
+}
+
+// tooltip reads the tray item's ToolTip property: its title part.
+func tooltip(conn *dbus.Conn, item watchertest.Item) string {
+	v, err := conn.Object(item.Bus, item.Path).GetProperty("org.kde.StatusNotifierItem.ToolTip")
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	fields, ok := v.Value().([]any)
+	if !ok || len(fields) != 4 {
+		return fmt.Sprintf("(a %T)", v.Value())
+	}
+	title, _ := fields[2].(string)
+	return title
 }

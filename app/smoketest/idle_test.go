@@ -238,7 +238,7 @@ func openLatency(t *testing.T, trayBin string) (first, second time.Duration) {
 	t.Helper()
 	ctx := deadline(t)
 	display, bus, w := desktop(t)
-	tr := startTray(t, trayBin, env(t, display, bus), "--data", filepath.Join(t.TempDir(), "data"))
+	tr := startTray(t, trayBin, env(t, display, bus), "--data", filepath.Join(t.TempDir(), "data"), "--verbose")
 	item, err := w.WaitItem(ctx)
 	if err != nil {
 		t.Fatalf("the tray never registered: %v", err)
@@ -269,6 +269,9 @@ func openLatency(t *testing.T, trayBin string) (first, second time.Duration) {
 	}
 	first = open("Threads", "AWP")
 	second = open("Presence", "AWP: Presence")
+	if os.Getenv("AWP_LATENCY_LOG") != "" {
+		t.Logf("awp-tray output:\n%s", tr.out.String())
+	}
 	screenshot(ctx, t, display, "tray-open-latency.png")
 	return first, second
 }

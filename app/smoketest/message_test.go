@@ -4,6 +4,7 @@ package smoketest
 
 import (
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,14 +12,16 @@ import (
 )
 
 // TestMessageShown is phase 2: a headless `awp run` peer connects to the
-// tray's peer and sends a msg; over D-Bus the tray menu shows it unread;
-// Threads opens the main window; a click on the first row opens the
-// thread, whose window (found by name with xdotool) shows the message.
+// tray's peer and sends a msg; over D-Bus the tray menu lists the unread
+// thread under the status line; a click on it opens the thread's window in
+// the UI process. Then the peer asks to run a command: the menu lists the
+// request ("smoke-peer wants exec `echo smoke`"), a click opens Approvals,
+// and `awp decide` against the tray's peer answers it.
 //
 // The message counts as shown when both hold: an X window named
-// "AWP: <subject>" is mapped, and the app logged "thread view loaded"
-// for that thread with last_id = the id `awp send` returned, i.e. the
-// view's rows were built from the line. The screenshot is taken after.
+// "AWP: <subject>" is mapped, and the UI logged "thread view loaded" for
+// that thread with last_id = the id `awp send` returned, i.e. the view's
+// rows were built from the line. The screenshot is taken after.
 func TestMessageShown(t *testing.T) {
 	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
 	trayBin, awpBin := binaries(t)
@@ -37,30 +40,20 @@ func TestMessageShown(t *testing.T) {
 	var items []menuItem
 	if err := tr.until(ctx, "the node running", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
-		return err == nil && len(items) > 0 && strings.HasPrefix(items[0].Label, "AWP: offline")
+		return err == nil && len(items) > 0 && items[0].Label == "AWP: no peers yet"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
 
-	// The tray's key and address, through its local API.
-	var status struct {
-		Key    string   `json:"key"`
-		Listen []string `json:"listen"`
-	}
-	out, err := exec.CommandContext(ctx, awpBin, "status", "--data", trayData).Output()
-	if err != nil || json.Unmarshal(out, &status) != nil || len(status.Listen) == 0 {
-		t.Fatalf("awp status against the tray: %v %s", err, out)
-	}
-
 	// A headless peer dials the tray and sends a msg.
+	trayKey, trayListen := trayStatus(ctx, t, awpBin, trayData)
 	peerData := filepath.Join(t.TempDir(), "peer")
 	run := startTray(t, awpBin, e, "run", "--data", peerData, "--keyring", "file", "--name", "smoke-peer",
-		"--listen", "tcp://127.0.0.1:0", "--dial", status.Listen[0])
-	_ = run
+		"--listen", "tcp://127.0.0.1:0", "--dial", trayListen[0])
 	const subject, text = "Smoke hello", "hello from a headless awp peer"
 	var sent struct{ ID, Th string }
 	if err := run.until(ctx, "awp send", func() bool {
-		out, err := exec.CommandContext(ctx, awpBin, "send", "--data", peerData, "--to", status.Key,
+		out, err := exec.CommandContext(ctx, awpBin, "send", "--data", peerData, "--to", trayKey,
 			"--subject", subject, "--text", text).Output()
 		return err == nil && json.Unmarshal(out, &sent) == nil && sent.ID != ""
 	}); err != nil {
@@ -68,31 +61,20 @@ func TestMessageShown(t *testing.T) {
 	}
 	t.Logf("sent %s in %s", sent.ID, sent.Th)
 
-	if err := tr.until(ctx, "the unread msg in the tray menu", func() bool {
+	const threadItem = "smoke-peer: " + subject + " (1)"
+	if err := tr.until(ctx, "the unread thread in the tray menu", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		threads, ok := find(items, "Threads")
-		return err == nil && ok && threads.Label == "Threads (1 unread)"
+		_, listed := find(items, threadItem)
+		return err == nil && ok && threads.Label == "Threads (1 unread)" && listed && items[0].Label == "AWP: 1/1 peer up"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
-		t.Fatal(err)
+	if tip := tooltip(conn, item); tip != "AWP: 1/1 peer up · 1 unread in 1 thread" {
+		t.Errorf("tooltip = %q", tip)
 	}
-	screenshot(ctx, t, display, "tray-threads-unread.png")
-
-	// Click the first row of the threads list (below status, actions and
-	// filter: y≈145 in the window) until the thread window is up.
 	title := "AWP: " + subject
-	if err := tr.until(ctx, "the thread window", func() bool {
-		if visibleWindow(display, title) {
-			return true
-		}
-		cmd := exec.CommandContext(ctx, "xdotool", "search", "--onlyvisible", "--name", "^AWP$",
-			"mousemove", "--window", "%1", "120", "145", "click", "1")
-		cmd.Env = append(cmd.Environ(), "DISPLAY="+display)
-		_ = cmd.Run()
-		return visibleWindow(display, title)
-	}); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, threadItem, "the thread window", func() bool { return visibleWindow(display, title) }); err != nil {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
 	if err := tr.until(ctx, "the thread view to show the msg", func() bool {
@@ -105,7 +87,69 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
+	raise(display, title)
 	screenshot(ctx, t, display, "tray-thread-message.png")
+	// Viewing the thread read it: the menu no longer lists it.
+	if err := tr.until(ctx, "the thread read in the menu", func() bool {
+		items, err = readMenu(conn, item.Bus, mp)
+		_, listed := find(items, threadItem)
+		threads, _ := find(items, "Threads")
+		return err == nil && !listed && threads.Label == "Threads"
+	}); err != nil {
+		t.Fatalf("%v; menu: %s", err, labels(items))
+	}
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(ctx, t, display, "tray-threads.png")
+
+	// The peer asks to run a command: the menu says so, a click opens
+	// Approvals, and the decision reaches the peer.
+	answer := make(chan error, 1)
+	go func() {
+		out, err := exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerData, "--to", trayKey,
+			"--timeout", "2m", "--", "echo", "smoke").CombinedOutput()
+		if err == nil && !strings.Contains(string(out), "smoke") {
+			err = errors.New("no output: " + string(out))
+		}
+		answer <- err
+	}()
+	const reqItem = "smoke-peer wants exec `echo smoke`"
+	if err := tr.until(ctx, "the request in the tray menu", func() bool {
+		items, err = readMenu(conn, item.Bus, mp)
+		_, listed := find(items, reqItem)
+		return err == nil && listed && strings.HasSuffix(items[0].Label, "· 1 waiting for you")
+	}); err != nil {
+		t.Fatalf("%v; menu: %s", err, labels(items))
+	}
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, reqItem, "the Approvals window", func() bool { return visibleWindow(display, "AWP: Approvals") }); err != nil {
+		t.Fatal(err)
+	}
+	raise(display, "AWP: Approvals")
+	screenshot(ctx, t, display, "tray-approval.png")
+	var pending []struct{ ID string }
+	out, err := exec.CommandContext(ctx, awpBin, "pending", "--data", trayData, "--json").Output()
+	if err != nil || json.Unmarshal(out, &pending) != nil || len(pending) != 1 {
+		t.Fatalf("awp pending: %v %s", err, out)
+	}
+	if out, err := exec.CommandContext(ctx, awpBin, "decide", "--data", trayData, pending[0].ID, "allow").CombinedOutput(); err != nil {
+		t.Fatalf("awp decide: %v %s", err, out)
+	}
+	select {
+	case err := <-answer:
+		if err != nil {
+			t.Errorf("the allowed request: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the request never got its answer")
+	}
+	if err := tr.until(ctx, "the request gone from the menu", func() bool {
+		items, err = readMenu(conn, item.Bus, mp)
+		_, listed := find(items, reqItem)
+		return err == nil && !listed
+	}); err != nil {
+		t.Fatalf("%v; menu: %s", err, labels(items))
+	}
 	if strings.Contains(tr.out.String(), "panic:") {
 		t.Errorf("panic in the output:\n%s", tr.out.String())
 	}

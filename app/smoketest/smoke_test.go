@@ -41,21 +41,30 @@ func TestTrayMenu(t *testing.T) {
 		if err != nil || len(items) == 0 {
 			return false
 		}
-		return strings.HasPrefix(items[0].Label, "AWP: offline")
+		return items[0].Label == "AWP: no peers yet"
 	})
 	if err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	for _, want := range []string{"Threads", "Presence", "Approvals", "Copy my invite", "Add peer…", "Pause notifications", "Settings", "Quit"} {
+	for _, want := range []string{"Threads", "Presence", "Approvals", "Copy my invite", "Add peer…", "Pause notifications", "Settings", "Quit (your peer goes offline)"} {
 		if _, ok := find(items, want); !ok {
 			t.Errorf("menu lacks %q: %s", want, labels(items))
 		}
 	}
+	if pause, _ := find(items, "Pause notifications"); len(pause.Children) != 3 || !strings.HasPrefix(pause.Children[1].Label, "Until tomorrow ") {
+		t.Errorf("Pause notifications submenu: %s", labels(pause.Children))
+	}
 	if items[0].Enabled {
 		t.Errorf("status line %q is clickable", items[0].Label)
 	}
+	if tip := tooltip(conn, item); tip != "AWP: no peers yet" {
+		t.Errorf("tooltip = %q", tip)
+	}
 	if visibleWindow(display, "AWP") {
 		t.Error("the main window is shown at start although a tray exists")
+	}
+	if n := len(tree(tr.cmd.Process.Pid)); n != 1 {
+		t.Errorf("%d processes before any window, want the tray's alone", n)
 	}
 
 	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
@@ -82,11 +91,29 @@ func TestTrayMenu(t *testing.T) {
 		t.Errorf("the first instance was not asked to show its window")
 	}
 
+	// Pause for an hour: the status line says until when.
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "For 1 hour", "the pause in the status line", func() bool {
+		items, err := readMenu(conn, item.Bus, mp)
+		return err == nil && len(items) > 0 && strings.Contains(items[0].Label, "notifications paused until ")
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Quit takes the UI process with it.
+	procs := tree(tr.cmd.Process.Pid)
+	if len(procs) != 2 {
+		t.Errorf("%d processes with the main window up, want the tray's and the UI's", len(procs))
+	}
 	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Quit", "the app to quit after Quit", tr.exited); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.wait(ctx); err != nil {
 		t.Errorf("quit from the menu: %v", err)
+	}
+	for _, p := range procs {
+		if err := until(ctx, "the UI process gone", func() bool { _, err := readStat(p.pid); return err != nil }); err != nil {
+			t.Errorf("process %d outlived the tray: %v", p.pid, err)
+		}
 	}
 	if strings.Contains(tr.out.String(), "panic:") {
 		t.Errorf("panic in the output:\n%s", tr.out.String())

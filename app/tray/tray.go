@@ -1,0 +1,581 @@
+// Package tray is the tray process of awp-tray: it boots the node, shows
+// the tray icon and its menu (app/menu), feeds desktop notifications the
+// node's events, and starts the UI process (app/uilink) when the person
+// wants a window. It imports no Fyne: with nothing happening it waits on
+// sockets and costs no CPU.
+//
+// # Basics
+//
+// New builds a Tray from Options (the system tray Host, the UI launcher,
+// the boot function); Start boots the node off the caller's goroutine;
+// clicks come in through Do, what the UI process says through HandleUI.
+// The notifications manager (notify) asks Paused and Focused and opens
+// windows through OpenThread, ShowThreads and ShowApprovals.
+//
+// # Caveats
+//
+// The menu is rebuilt whole when what it shows changes (fyne.io/systray
+// hands out new item ids then), never on an event that changes nothing it
+// shows.
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/app/icon"
+	"github.com/awp-tray/awp-tray/app/menu"
+	"github.com/awp-tray/awp-tray/app/uilink"
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+)
+
+// Host is the system tray: Systray (fyne.io/systray), or a recorder in
+// tests. Its methods are called from one goroutine at a time.
+type Host interface {
+	// SetIcon shows a PNG icon.
+	SetIcon(png []byte)
+	// SetTooltip sets the icon's tooltip.
+	SetTooltip(text string)
+	// SetMenu replaces the menu; click is called with an item's Action.
+	SetMenu(items []menu.Item, click func(menu.Action))
+}
+
+// UI is the UI process: a *uilink.Launcher.
+type UI interface {
+	// Send delivers a command, starting a UI process when none runs.
+	Send(m uilink.Msg)
+	// Update tells a running UI process of a state change.
+	Update(m uilink.Msg)
+}
+
+// Notifier is the desktop notifications manager (notify.Manager): it gets
+// every event of the node.
+type Notifier interface {
+	HandleEvent(ev peer.Event)
+	Read(th, from string)
+}
+
+// BootFunc loads the identity and starts the node and its local API.
+// fileKey asks for the identity in DATA/identity.key instead of the OS
+// keyring. An error wrapping ErrKeyring means the keyring failed, and the
+// person is asked whether to keep the key in a file.
+type BootFunc func(ctx context.Context, fileKey bool) (localapi.Backend, error)
+
+// ErrKeyring is wrapped by BootFunc errors that the OS keyring caused.
+var ErrKeyring = errors.New("the OS keyring is unavailable")
+
+// Bounds and timings.
+const (
+	// DefaultBootTimeout bounds one boot: the keyring may wait for an
+	// unlock prompt.
+	DefaultBootTimeout = 30 * time.Second
+	// eventBuf is the node-side buffer of the tray's subscription: a
+	// burst larger than this loses events, which only delays a count (the
+	// next event reloads it).
+	eventBuf = 1024
+)
+
+// Options configure a Tray. Zero values are usable except Boot, UI and
+// Quit.
+type Options struct {
+	// Host is the system tray; nil when there is none (then the UI
+	// process's main window is the app).
+	Host Host
+	// UI starts and talks to the UI process.
+	UI UI
+	// Boot starts the node.
+	Boot BootFunc
+	// BootTimeout bounds one Boot; 0 means DefaultBootTimeout.
+	BootTimeout time.Duration
+	// FileKey says the identity is kept in a file from the start
+	// (--keyring file).
+	FileKey bool
+	// PromptWindow reports whether a new request should bring the
+	// Approvals window up: true when notifications cannot carry Allow and
+	// Deny (no notification server, or one without actions). Nil: never.
+	PromptWindow func() bool
+	// PrefsPath is the file that keeps the notifications pause ("": not
+	// kept).
+	PrefsPath string
+	// Quit ends the tray process; called once, from any goroutine.
+	Quit func()
+	// Logger receives the tray's logs; nil is silent.
+	Logger *slog.Logger
+	// Now and Loc are the clock and time zone of pauses (nil: time.Now,
+	// time.Local).
+	Now func() time.Time
+	Loc *time.Location
+}
+
+// Tray is the tray process's state. Build it with New.
+type Tray struct {
+	opt   Options
+	log   *slog.Logger
+	ctx   context.Context // ends at Close
+	stop  context.CancelFunc
+	jobs  sync.WaitGroup
+	icons icon.Cache
+
+	quitOnce sync.Once
+
+	mu sync.Mutex
+	// mu guards:
+	state    menu.State
+	be       localapi.Backend
+	unsub    func()
+	boot     uilink.Msg // the boot state, as the UI process gets it
+	notifier Notifier
+	focus    *uilink.Msg // the thread window in front, if any
+	pauseT   *time.Timer // ends the pause
+	closed   bool
+
+	renderMu sync.Mutex
+	// renderMu guards (and serializes calls to the Host):
+	shown   string // fingerprint of the menu shown
+	tooltip string
+}
+
+// New builds a Tray and reads the kept pause. Call Start to boot.
+func New(o Options) *Tray {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.BootTimeout <= 0 {
+		o.BootTimeout = DefaultBootTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t := &Tray{opt: o, log: o.Logger, ctx: ctx, stop: stop,
+		boot: uilink.Msg{Op: uilink.OpBoot, State: uilink.BootStarting}}
+	p, err := loadPrefs(o.PrefsPath)
+	if err != nil {
+		t.log.Warn("tray preferences", "err", err)
+	}
+	t.state.Pause = p.Pause
+	t.armPause(p.Pause)
+	return t
+}
+
+// Start shows the tray (starting…) and boots the node in the background.
+func (t *Tray) Start() {
+	t.render()
+	t.startBoot(t.opt.FileKey)
+}
+
+// startBoot runs Boot off the caller's goroutine.
+func (t *Tray) startBoot(fileKey bool) {
+	t.setBoot(uilink.Msg{Op: uilink.OpBoot, State: uilink.BootStarting}, "")
+	t.background(func() {
+		ctx, cancel := context.WithTimeout(t.ctx, t.opt.BootTimeout)
+		defer cancel()
+		be, err := t.opt.Boot(ctx, fileKey)
+		switch {
+		case err == nil:
+			t.log.Info("node started", "key", be.Key().String(), "listen", be.ListenAddrs(), "file_key", fileKey)
+			t.attach(be)
+			t.setBoot(uilink.Msg{Op: uilink.OpBoot, State: uilink.BootReady, OK: fileKey}, "")
+		case errors.Is(err, ErrKeyring) && !fileKey:
+			t.log.Error("node did not start: the keyring failed; asking about a key file", "err", err)
+			t.setBoot(uilink.Msg{Op: uilink.OpBoot, State: uilink.BootKeyring, Text: err.Error()}, ErrKeyring.Error())
+			t.opt.UI.Send(uilink.Msg{Op: uilink.OpShow})
+		default:
+			t.log.Error("node did not start", "err", err, "file_key", fileKey)
+			t.setBoot(uilink.Msg{Op: uilink.OpBoot, State: uilink.BootFailed, Text: err.Error()}, err.Error())
+			t.opt.UI.Send(uilink.Msg{Op: uilink.OpShow})
+		}
+	})
+}
+
+// setBoot records the boot state, tells a running UI and redraws.
+func (t *Tray) setBoot(m uilink.Msg, failed string) {
+	t.mu.Lock()
+	t.boot = m
+	t.state.Err = failed
+	t.mu.Unlock()
+	t.opt.UI.Update(m)
+	t.render()
+}
+
+// background runs fn on a goroutine Close waits for.
+func (t *Tray) background(fn func()) {
+	t.jobs.Add(1)
+	go func() {
+		defer t.jobs.Done()
+		fn()
+	}()
+}
+
+// attach subscribes to the node, loads what the menu shows and follows
+// its events.
+func (t *Tray) attach(be localapi.Backend) {
+	events, cancel := be.Subscribe(eventBuf)
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		cancel()
+		return
+	}
+	t.be, t.unsub = be, cancel
+	t.state.Self = be.Key().String()
+	t.mu.Unlock()
+	t.reload(reloadAll)
+	t.background(func() { t.eventLoop(events) })
+}
+
+// What an event makes stale.
+type reloadMask uint8
+
+const (
+	reloadThreads reloadMask = 1 << iota
+	reloadPeers
+	reloadPending
+	reloadAll = reloadThreads | reloadPeers | reloadPending
+)
+
+// classify says what ev makes stale.
+func classify(ev peer.Event) reloadMask {
+	switch ev.Type {
+	case peer.EventLine, peer.EventThread:
+		return reloadThreads
+	case peer.EventPeerUp, peer.EventPeerDown:
+		return reloadPeers | reloadThreads // thread items name peers
+	case peer.EventApproval, peer.EventApprovalDone:
+		return reloadPending
+	}
+	return 0
+}
+
+// eventLoop hands every event to the notifier and reloads, once per
+// burst, what the events made stale.
+func (t *Tray) eventLoop(ch <-chan peer.Event) {
+	for {
+		var mask reloadMask
+		var prompts []string
+		take := func(ev peer.Event) {
+			if n := t.getNotifier(); n != nil {
+				n.HandleEvent(ev)
+			}
+			mask |= classify(ev)
+			if ev.Type == peer.EventApproval && ev.Approval != nil {
+				prompts = append(prompts, ev.Approval.ID)
+			}
+		}
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			take(ev)
+		case <-t.ctx.Done():
+			return
+		}
+	drain:
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				take(ev)
+			default:
+				break drain
+			}
+		}
+		if mask != 0 {
+			t.reload(mask)
+		}
+		if len(prompts) > 0 && t.opt.PromptWindow != nil && t.opt.PromptWindow() {
+			// No notification can carry Allow and Deny: the window must.
+			t.opt.UI.Send(uilink.Msg{Op: uilink.OpApprovals, ID: prompts[len(prompts)-1]})
+		}
+	}
+}
+
+// reload reads what mask names from the node and redraws.
+func (t *Tray) reload(mask reloadMask) {
+	t.mu.Lock()
+	be := t.be
+	t.mu.Unlock()
+	if be == nil {
+		return
+	}
+	var (
+		threads []peer.ThreadInfo
+		peers   []peer.PeerInfo
+		pending []peer.ApprovalRequest
+		errT    error
+		errP    error
+	)
+	if mask&reloadThreads != 0 {
+		if threads, errT = be.Threads(); errT != nil {
+			t.log.Error("threads", "err", errT)
+		}
+	}
+	if mask&reloadPeers != 0 {
+		if peers, errP = be.Peers(); errP != nil {
+			t.log.Error("peers", "err", errP)
+		}
+	}
+	if mask&reloadPending != 0 {
+		pending = be.Pending()
+	}
+	t.mu.Lock()
+	t.state.Booted = true
+	if mask&reloadThreads != 0 && errT == nil {
+		t.state.Threads = threads
+	}
+	if mask&reloadPeers != 0 && errP == nil {
+		t.state.Peers = peers
+	}
+	if mask&reloadPending != 0 {
+		t.state.Pending = pending
+	}
+	t.mu.Unlock()
+	t.render()
+}
+
+// State returns what the menu shows now (tests, logs).
+func (t *Tray) State() menu.State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.state
+	return s
+}
+
+// render brings the tray's menu, icon and tooltip up to date, touching the
+// Host only for what changed.
+func (t *Tray) render() {
+	if t.opt.Host == nil {
+		return
+	}
+	// The state is read under renderMu, so the last render shows the
+	// latest state whichever goroutine rendered first.
+	t.renderMu.Lock()
+	defer t.renderMu.Unlock()
+	now := t.opt.Now()
+	s := t.State()
+	items := menu.Build(s, now, t.opt.Loc)
+	tip := menu.Tooltip(s, now, t.opt.Loc)
+	if fp := fingerprint(items); fp != t.shown {
+		t.shown = fp
+		t.opt.Host.SetMenu(items, t.Do)
+	}
+	if png, changed := t.icons.PNG(s.Icon()); changed {
+		t.opt.Host.SetIcon(png)
+	}
+	if tip != t.tooltip {
+		t.tooltip = tip
+		t.opt.Host.SetTooltip(tip)
+	}
+}
+
+// fingerprint is what a menu shows and does, to compare two.
+func fingerprint(items []menu.Item) string {
+	var b strings.Builder
+	var walk func([]menu.Item, int)
+	walk = func(items []menu.Item, depth int) {
+		for _, it := range items {
+			fmt.Fprintf(&b, "%d|%s|%v|%v|%+v\n", depth, it.Label, it.Disabled, it.Separator, it.Action)
+			walk(it.Children, depth+1)
+		}
+	}
+	walk(items, 0)
+	return b.String()
+}
+
+// Do carries out a menu click.
+func (t *Tray) Do(a menu.Action) {
+	send := func(m uilink.Msg) { t.opt.UI.Send(m) }
+	switch a.Kind {
+	case menu.OpenThread:
+		send(uilink.Msg{Op: uilink.OpThread, Th: a.Th, From: a.From})
+	case menu.OpenApproval:
+		send(uilink.Msg{Op: uilink.OpApprovals, ID: a.ID})
+	case menu.ShowThreads:
+		send(uilink.Msg{Op: uilink.OpShow})
+	case menu.ShowPresence:
+		send(uilink.Msg{Op: uilink.OpPresence})
+	case menu.ShowApprovals:
+		send(uilink.Msg{Op: uilink.OpApprovals})
+	case menu.CopyInvite:
+		send(uilink.Msg{Op: uilink.OpInvite})
+	case menu.AddPeer:
+		send(uilink.Msg{Op: uilink.OpAddPeer})
+	case menu.ShowSettings:
+		send(uilink.Msg{Op: uilink.OpSettings})
+	case menu.PauseHour, menu.PauseTomorrow, menu.PauseForever, menu.Resume:
+		t.SetPause(menu.PauseFor(a.Kind, t.opt.Now(), t.opt.Loc))
+	case menu.Quit:
+		t.Quit()
+	}
+}
+
+// SetPause pauses notifications (a zero Pause resumes them), keeps it in
+// the preferences, tells the UI and redraws.
+func (t *Tray) SetPause(p menu.Pause) {
+	t.mu.Lock()
+	t.state.Pause = p
+	t.mu.Unlock()
+	t.armPause(p)
+	if err := savePrefs(t.opt.PrefsPath, prefs{Pause: p}); err != nil {
+		t.log.Warn("keep the notifications pause", "err", err)
+	}
+	t.log.Info("notifications", "paused", p.Active(t.opt.Now()), "until", p.Until, "forever", p.Forever)
+	t.opt.UI.Update(uilink.Msg{Op: uilink.OpPause, Pause: &p})
+	t.render()
+}
+
+// armPause redraws when a timed pause ends.
+func (t *Tray) armPause(p menu.Pause) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pauseT != nil {
+		t.pauseT.Stop()
+		t.pauseT = nil
+	}
+	if p.Forever || p.Until.IsZero() {
+		return
+	}
+	if d := p.Until.Sub(t.opt.Now()); d > 0 {
+		t.pauseT = time.AfterFunc(d, func() {
+			t.render()
+			pp := t.State().Pause
+			t.opt.UI.Update(uilink.Msg{Op: uilink.OpPause, Pause: &pp})
+		})
+	}
+}
+
+// Paused reports whether message notifications are paused now. Safe from
+// any goroutine: notify.Manager.Paused.
+func (t *Tray) Paused() bool { return t.State().Pause.Active(t.opt.Now()) }
+
+// Focused names the thread whose window the UI has in front. Safe from
+// any goroutine: notify.Manager.Focused.
+func (t *Tray) Focused() (th, from string, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.focus == nil {
+		return "", "", false
+	}
+	return t.focus.Th, t.focus.From, true
+}
+
+// OpenThread opens a thread's window (a click on its notification).
+func (t *Tray) OpenThread(th, from string) {
+	t.opt.UI.Send(uilink.Msg{Op: uilink.OpThread, Th: th, From: from})
+}
+
+// ShowThreads opens the main window (a click on the summary notification,
+// a second launch).
+func (t *Tray) ShowThreads() { t.opt.UI.Send(uilink.Msg{Op: uilink.OpShow}) }
+
+// ShowApprovals opens the Approvals window (a click on a request's
+// notification).
+func (t *Tray) ShowApprovals() { t.opt.UI.Send(uilink.Msg{Op: uilink.OpApprovals}) }
+
+// SetNotifier connects the notifications manager.
+func (t *Tray) SetNotifier(n Notifier) {
+	t.mu.Lock()
+	t.notifier = n
+	t.mu.Unlock()
+}
+
+func (t *Tray) getNotifier() Notifier {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.notifier
+}
+
+// UIState is what a new UI process needs after its Init: the pause and the
+// boot state (uilink.Launcher.State).
+func (t *Tray) UIState() []uilink.Msg {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.state.Pause
+	return []uilink.Msg{{Op: uilink.OpPause, Pause: &p}, t.boot}
+}
+
+// HandleUI carries out what the UI process says.
+func (t *Tray) HandleUI(m uilink.Msg) {
+	switch m.Op {
+	case uilink.OpFocus:
+		t.mu.Lock()
+		if m.Th == "" {
+			t.focus = nil
+		} else {
+			f := m
+			t.focus = &f
+		}
+		t.mu.Unlock()
+		if m.Th != "" {
+			if n := t.getNotifier(); n != nil {
+				n.Read(m.Th, m.From) // its notification is seen
+			}
+		}
+	case uilink.OpPause:
+		if m.Pause != nil {
+			t.SetPause(*m.Pause)
+		}
+	case uilink.OpFileKey:
+		t.mu.Lock()
+		asked := t.boot.State == uilink.BootKeyring
+		t.mu.Unlock()
+		switch {
+		case !asked:
+		case m.OK:
+			t.startBoot(true)
+		default:
+			t.Quit()
+		}
+	case uilink.OpQuit:
+		t.Quit()
+	default:
+		t.log.Debug("unknown message from the UI", "op", m.Op)
+	}
+}
+
+// UIExited forgets what the UI process had in front.
+func (t *Tray) UIExited() {
+	t.mu.Lock()
+	t.focus = nil
+	t.mu.Unlock()
+}
+
+// Quit ends the tray process (Options.Quit), once.
+func (t *Tray) Quit() {
+	t.quitOnce.Do(func() {
+		t.log.Info("quitting")
+		if t.opt.Quit != nil {
+			t.opt.Quit()
+		}
+	})
+}
+
+// Close stops following the node and waits for background work. It does
+// not close the node (main owns it). Safe to call twice.
+func (t *Tray) Close() {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	unsub := t.unsub
+	if t.pauseT != nil {
+		t.pauseT.Stop()
+	}
+	t.mu.Unlock()
+	t.stop()
+	if unsub != nil {
+		unsub()
+	}
+	t.jobs.Wait()
+}

@@ -1,0 +1,120 @@
+package app
+
+import (
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// The UI process lives while a window is shown and Options.Linger after
+// the last one closed; then it exits and the tray process is alone again
+// (Fyne's GL driver polls for events 60 times a second even with no
+// window: fyne-io/fyne#2506). Windows are counted by wrapping the
+// fyne.App the views build them with, so every window counts, those of
+// other files too.
+
+// windowTracker counts the windows shown.
+type windowTracker struct {
+	changed func(n int) // called with the count when it changed
+
+	mu sync.Mutex
+	// mu guards:
+	shown map[*trackedWindow]bool
+}
+
+// set records whether w is shown.
+func (t *windowTracker) set(w *trackedWindow, shown bool) {
+	t.mu.Lock()
+	if t.shown == nil {
+		t.shown = map[*trackedWindow]bool{}
+	}
+	was := t.shown[w]
+	if shown {
+		t.shown[w] = true
+	} else {
+		delete(t.shown, w)
+	}
+	n := len(t.shown)
+	t.mu.Unlock()
+	if was != shown && t.changed != nil {
+		t.changed(n)
+	}
+}
+
+// count returns how many windows are shown.
+func (t *windowTracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.shown)
+}
+
+// trackedApp is a fyne.App whose windows report when they show and hide.
+type trackedApp struct {
+	fyne.App
+	t *windowTracker
+}
+
+// NewWindow implements fyne.App.
+func (a *trackedApp) NewWindow(title string) fyne.Window {
+	w := &trackedWindow{Window: a.App.NewWindow(title), t: a.t}
+	w.Window.SetOnClosed(w.closed)
+	return w
+}
+
+// trackedWindow is a window that tells its tracker when it shows, hides
+// and closes (closing without an intercept, as the window manager's close
+// button does, calls the on-closed hook).
+type trackedWindow struct {
+	fyne.Window
+	t *windowTracker
+
+	onClosed func()
+}
+
+func (w *trackedWindow) Show() {
+	w.Window.Show()
+	w.t.set(w, true)
+}
+
+func (w *trackedWindow) Hide() {
+	w.Window.Hide()
+	w.t.set(w, false)
+}
+
+func (w *trackedWindow) Close() {
+	w.Window.Close()
+	w.t.set(w, false)
+}
+
+// SetOnClosed keeps f and calls it after the tracker heard of the close.
+func (w *trackedWindow) SetOnClosed(f func()) { w.onClosed = f }
+
+func (w *trackedWindow) closed() {
+	w.t.set(w, false)
+	if w.onClosed != nil {
+		w.onClosed()
+	}
+}
+
+// windowsChanged arms the idle exit when no window is shown, and disarms
+// it when one is. UI goroutine (or New's).
+func (a *App) windowsChanged(n int) {
+	if a.linger != nil {
+		a.linger.Stop()
+		a.linger = nil
+	}
+	if n > 0 || a.opt.Linger <= 0 || !a.HasTray() {
+		return
+	}
+	a.linger = time.AfterFunc(a.opt.Linger, func() { fyne.Do(a.lingerDone) })
+}
+
+// lingerDone quits the UI when still no window is shown. UI goroutine.
+func (a *App) lingerDone() {
+	if a.shown.count() > 0 {
+		return
+	}
+	a.log.Info("no window open: the UI process exits", "after", a.opt.Linger.String())
+	a.Quit()
+}
