@@ -121,8 +121,8 @@ func trayStatus(ctx context.Context, t *testing.T, awpBin, data string) (key str
 }
 
 // idlePeer starts a headless `awp run` that dials the tray and waits until
-// the tray lists it up.
-func idlePeer(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData string, e []string) {
+// the tray lists it up; it returns the peer's data directory.
+func idlePeer(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData string, e []string) string {
 	t.Helper()
 	_, listen := trayStatus(ctx, t, awpBin, trayData)
 	peerData := filepath.Join(t.TempDir(), "peer")
@@ -138,6 +138,7 @@ func idlePeer(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData stri
 	if err != nil {
 		t.Fatalf("%v\nawp run:\n%s\nawp-tray:\n%s", err, run.out.String(), tr.out.String())
 	}
+	return peerData
 }
 
 // TestStartupAndIdle logs the time from exec to the tray icon registered

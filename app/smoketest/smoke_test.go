@@ -190,3 +190,43 @@ func TestDisplayUnreachable(t *testing.T) {
 		t.Errorf("a panic in the output:\n%s", out)
 	}
 }
+
+// TestUIExitsWhenIdle: the UI process runs only while it is needed. Copy
+// my invite starts one (the clipboard is Fyne's) that shows no window; it
+// exits once $AWP_TRAY_UI_LINGER passed without a window, leaving the
+// tray alone; the next click starts a new one.
+func TestUIExitsWhenIdle(t *testing.T) {
+	need(t, "Xvfb", "dbus-daemon", "xdotool")
+	trayBin, _ := binaries(t)
+	ctx := deadline(t)
+	display, bus, w := desktop(t)
+	e := append(env(t, display, bus), "AWP_TRAY_UI_LINGER=2s")
+	tr := startTray(t, trayBin, e, "--data", filepath.Join(t.TempDir(), "data"))
+	item, err := w.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("the tray never registered: %v", err)
+	}
+	conn := w.Conn()
+	mp := menuPath(conn, item)
+	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+		t.Fatal(err)
+	}
+	procs := func() int { return len(tree(tr.cmd.Process.Pid)) }
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Copy my invite", "a UI process", func() bool { return procs() == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.until(ctx, "the UI process gone", func() bool { return procs() == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if out := tr.out.String(); !strings.Contains(out, "no window open: the UI process exits") || !strings.Contains(out, `msg="UI process ended"`) {
+		t.Errorf("the log does not tell the idle exit:\n%s", out)
+	}
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Presence", "the Presence window from a new UI process", func() bool {
+		return visibleWindow(display, "AWP: Presence")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(tr.out.String(), `msg="UI process started"`); n != 2 {
+		t.Errorf("UI processes started: %d, want 2", n)
+	}
+}
