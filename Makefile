@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package smoke icons awp tray deps-run deps-test vet fmt-check clean
+.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package smoke measure-idle icons awp tray deps-run deps-test vet fmt-check clean
 
 all: awp tray
 
@@ -74,6 +74,11 @@ fuzz:
 
 smoke: deps-test
 	AWP_IDLE_SECONDS=$${AWP_IDLE_SECONDS:-5} scripts/app/smoke.sh
+
+# The tray app's idle CPU and RSS (60 s, one idle peer, no window) and
+# menu click → window: BENCHMARKS.md "Tray app".
+measure-idle: deps-test
+	scripts/app/measure-idle.sh
 
 icons:
 	$(GO) generate ./assets

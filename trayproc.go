@@ -264,7 +264,7 @@ func (rt *services) start(ctx context.Context, c config, mode keystore.Mode, fil
 		c.log.Info("created a new identity", "key", priv.Public().String(), "where", st.Location())
 	}
 	// WarmBuffers stays off, unlike `awp run`: a desktop app should not
-	// hold 76 MiB for blob transfers that may never come (docs/protocol.md
+	// hold 76 MiB for blob transfers that may never come (docs/protocol/choices.md
 	// "Warm buffers").
 	n, err := peer.New(peer.Config{Key: priv, DataDir: c.dir, Listen: c.listen, Logger: c.log.With("component", "peer")})
 	if err != nil {

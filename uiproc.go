@@ -31,6 +31,7 @@ func runUI(args []string) int {
 		return 2
 	}
 	log := newLogger(*verbose).With("proc", "ui")
+	log.Debug("UI process up")
 	conn, err := uilink.Open()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "awp-tray:", err)

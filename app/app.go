@@ -248,7 +248,9 @@ func (a *App) attach(be Backend) {
 			w.thread(k.th, k.from, true)
 		}
 	})
+	start := time.Now()
 	a.apply(w)
+	a.log.Debug("first load", "took", time.Since(start).String())
 	a.background(func() { a.eventLoop(events) })
 }
 

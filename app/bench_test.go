@@ -8,10 +8,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
 
 // rssKB is this process's resident set (VmRSS), in KiB; 0 when unknown.
@@ -29,11 +32,34 @@ func rssKB() int {
 	return 0
 }
 
+// cpuTime is the CPU time this process used so far (user and system, all
+// threads: the node's, the local API's and the UI's), in nanoseconds; the
+// wall clock of a shared machine says less.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
 // BenchmarkOpenLargestThread fills a real node with 100 threads and
 // 10,000 lines (9,901 in the largest thread), attaches the app, and times
 // opening the largest thread until its rows are built and shown. It
 // reports the process's RSS after the open (test binary, node and UI).
+// The "local-api" case is the UI process's path: the lines come over the
+// node's control socket (localapi.Remote); "in-process" calls the node.
 func BenchmarkOpenLargestThread(b *testing.B) {
+	for _, overAPI := range []bool{false, true} {
+		name := "in-process"
+		if overAPI {
+			name = "local-api"
+		}
+		b.Run(name, func(b *testing.B) { benchOpenLargest(b, overAPI) })
+	}
+}
+
+func benchOpenLargest(b *testing.B, overAPI bool) {
 	me := nodetest.New(b, "me", 1, func(c *peer.Config) { c.NoSync = true; c.Listen = nil })
 	alice := nodetest.New(b, "alice", 2)
 	ctx := context.Background()
@@ -54,8 +80,25 @@ func BenchmarkOpenLargestThread(b *testing.B) {
 		}
 	}
 	fa, _ := newTestApp(b, nil)
+	var be Backend = me
+	if overAPI {
+		dir := localapitest.ShortTempDir(b)
+		l, err := localapi.Listen(localapi.SocketPath(dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &localapi.Server{Backend: me}
+		go srv.Serve(l)
+		b.Cleanup(func() { srv.Close() })
+		r, err := localapi.DialRemote(ctx, localapi.SocketPath(dir), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { r.Close() })
+		be = r
+	}
 	fa.mu.Lock()
-	fa.be = me
+	fa.be = be
 	fa.mu.Unlock()
 	fa.refresh(dirtyAll)
 	fa.Wait()
@@ -70,6 +113,7 @@ func BenchmarkOpenLargestThread(b *testing.B) {
 		b.Fatalf("%d threads, largest %d lines", len(ts), info.Lines)
 	}
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		tw := fa.openThread(info)
 		fa.Wait()
@@ -82,6 +126,7 @@ func BenchmarkOpenLargestThread(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	runtime.GC()
 	b.ReportMetric(float64(rssKB())/1024, "MB-RSS")
 }

@@ -194,3 +194,21 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A burst of events is one refresh; the loop ends with the subscription.
+func TestEventLoopCoalescesAndStops(t *testing.T) {
+	f := newFakeNode()
+	f.threads = []peer.ThreadInfo{{Th: "thr_a", Peer: aliceKey.String(), Unread: 4}}
+	a, _ := newTestApp(t, nil)
+	for range 10 {
+		f.events <- peer.Event{Type: peer.EventLine, Th: "thr_a"}
+	}
+	close(f.events) // the subscription ends: the loop returns
+	a.attach(f)
+	a.Wait()
+	if got := a.counts().Unread; got != 4 {
+		t.Errorf("unread after events = %d, want 4", got)
+	}
+	a.Close()
+	a.Close() // twice is fine
+}

@@ -123,6 +123,12 @@ func trayStatus(ctx context.Context, t *testing.T, awpBin, data string) (key str
 // idlePeer starts a headless `awp run` that dials the tray and waits until
 // the tray lists it up; it returns the peer's data directory.
 func idlePeer(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData string, e []string) string {
+	dir, _ := idlePeerRun(ctx, t, tr, awpBin, trayData, e)
+	return dir
+}
+
+// idlePeerRun is idlePeer that also returns the `awp run` process.
+func idlePeerRun(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData string, e []string) (string, *tray) {
 	t.Helper()
 	_, listen := trayStatus(ctx, t, awpBin, trayData)
 	peerData := filepath.Join(t.TempDir(), "peer")
@@ -138,7 +144,7 @@ func idlePeer(ctx context.Context, t *testing.T, tr *tray, awpBin, trayData stri
 	if err != nil {
 		t.Fatalf("%v\nawp run:\n%s\nawp-tray:\n%s", err, run.out.String(), tr.out.String())
 	}
-	return peerData
+	return peerData, run
 }
 
 // TestStartupAndIdle logs the time from exec to the tray icon registered
@@ -163,12 +169,13 @@ func TestStartupAndIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("BENCH start-to-node-ready: %v", time.Since(start).Round(time.Millisecond))
-	idlePeer(ctx, t, tr, awpBin, data, e)
+	_, peer := idlePeerRun(ctx, t, tr, awpBin, data, e)
 	time.Sleep(settle)
 
 	secs := idleSeconds()
 	root := tr.cmd.Process.Pid
 	before := tree(root)
+	peerBefore, _ := readStat(peer.cmd.Process.Pid)
 	t0 := time.Now()
 	var peakRSS int64
 	for time.Since(t0) < time.Duration(secs)*time.Second {
@@ -190,6 +197,10 @@ func TestStartupAndIdle(t *testing.T) {
 		ticks += st.ticks - was[st.pid] // a process born meanwhile counts from 0
 		rss += rssKiB(st.pid)
 	}
+	peerAfter, _ := readStat(peer.cmd.Process.Pid)
+	peerCPU := time.Duration(peerAfter.ticks-peerBefore.ticks) * time.Second / clockTicks
+	t.Logf("BENCH the idle peer (awp run, default flags) over the same time: %v CPU (%.3f%% of one core), RSS %d KiB",
+		peerCPU, 100*peerCPU.Seconds()/time.Since(t0).Seconds(), rssKiB(peer.cmd.Process.Pid))
 	cpu := time.Duration(ticks) * time.Second / clockTicks
 	pct := 100 * cpu.Seconds() / el.Seconds()
 	t.Logf("BENCH idle processes: %d (at start %d)", len(after), len(before))
