@@ -39,7 +39,6 @@ const (
 // runTray runs the tray process: the node, the tray icon and menu,
 // notifications, and the UI process on demand. It returns the exit status.
 func runTray(c config) int {
-	log := c.log
 	mode, err := keystore.ModeFromEnv(c.keyringFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "awp-tray:", err)
@@ -61,37 +60,43 @@ func runTray(c config) int {
 	if trayhost.SessionAddress() == "" {
 		os.Setenv("DBUS_SESSION_BUS_ADDRESS", "disabled:")
 	}
-
 	// A second launch brings the first one's window forward and exits.
-	inst, err := instance.Claim(instance.Address(c.dir), log.With("component", "instance"))
+	inst, err := instance.Claim(instance.Address(c.dir), c.log.With("component", "instance"))
 	if errors.Is(err, instance.ErrRunning) {
-		log.Info("AWP is already running for this data directory; asked it to show its window", "data", c.dir)
+		c.log.Info("AWP is already running for this data directory; asked it to show its window", "data", c.dir)
 		return 0
 	}
 	if err != nil {
-		log.Warn("single-instance check unavailable", "err", err)
+		c.log.Warn("single-instance check unavailable", "err", err)
 	}
-
-	// fyne.io/systray panics at quit without a session bus, and shows
-	// nothing without a StatusNotifierWatcher: the tray is set up only
-	// when both answered.
-	dctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
-	host := trayhost.Detect(dctx)
-	cancel()
-	noTray := ""
-	if !host.OK() {
-		noTray = host.Reason
-		log.Warn("no system tray: showing the main window instead", "reason", host.Reason, "bus", host.Address)
-	} else {
-		log.Info("system tray host found", "bus", host.Address)
-	}
-
-	p := &trayProcess{log: log, noTray: noTray, quit: make(chan struct{})}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "awp-tray:", err)
 		return 1
 	}
+	p := newTrayProcess(c, mode, exe, detectTray(c.log))
+	return p.run(inst)
+}
+
+// detectTray says why there is no tray ("" when there is one).
+// fyne.io/systray panics at quit without a session bus, and shows nothing
+// without a StatusNotifierWatcher: the tray is set up only when both
+// answered.
+func detectTray(log *slog.Logger) string {
+	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	defer cancel()
+	host := trayhost.Detect(ctx)
+	if !host.OK() {
+		log.Warn("no system tray: showing the main window instead", "reason", host.Reason, "bus", host.Address)
+		return host.Reason
+	}
+	log.Info("system tray host found", "bus", host.Address)
+	return ""
+}
+
+// newTrayProcess wires the tray, the UI launcher and the boot.
+func newTrayProcess(c config, mode keystore.Mode, exe, noTray string) *trayProcess {
+	p := &trayProcess{log: c.log, noTray: noTray, quit: make(chan struct{})}
 	p.ui = &uilink.Launcher{
 		Command: func() *exec.Cmd {
 			args := []string{uiFlag}
@@ -106,7 +111,7 @@ func runTray(c config) int {
 		State:  func() []uilink.Msg { return p.tray.UIState() },
 		OnMsg:  func(m uilink.Msg) { p.tray.HandleUI(m) },
 		OnExit: p.uiExited,
-		Logger: log.With("component", "uilink"),
+		Logger: c.log.With("component", "uilink"),
 	}
 	opts := tray.Options{
 		UI: p.ui,
@@ -117,18 +122,24 @@ func runTray(c config) int {
 		PromptWindow: p.rt.promptWindow,
 		PrefsPath:    filepath.Join(c.dir, tray.PrefsName),
 		Quit:         p.stop,
-		Logger:       log.With("component", "tray"),
+		Logger:       c.log.With("component", "tray"),
 	}
 	if noTray == "" {
-		p.host = &tray.Systray{Log: log.With("component", "systray")}
+		p.host = &tray.Systray{Log: c.log.With("component", "systray")}
 		opts.Host = p.host
 	}
 	p.tray = tray.New(opts)
+	return p
+}
 
+// run runs the tray until a quit, then shuts down: no more events into
+// the tray, the UI quits, then the node (every acked line is already
+// durable). It returns the exit status.
+func (p *trayProcess) run(inst *instance.Instance) int {
 	if inst != nil {
 		go func() {
 			if err := inst.Serve(p.tray.ShowThreads); err != nil {
-				log.Warn("single-instance socket", "err", err)
+				p.log.Warn("single-instance socket", "err", err)
 			}
 		}()
 	}
@@ -137,35 +148,32 @@ func runTray(c config) int {
 	go func() {
 		select {
 		case s := <-sig:
-			log.Info("quitting", "signal", s.String())
+			p.log.Info("quitting", "signal", s.String())
 			p.stop()
 		case <-p.quit:
 		}
 	}()
 
 	p.tray.Start()
-	if noTray != "" {
+	if p.noTray != "" {
 		p.ui.Send(uilink.Msg{Op: uilink.OpShow}) // the main window is the app
-		<-p.quit
 	} else if err := tray.RunSystray("AWP", nil); err != nil {
-		log.Error("system tray", "err", err)
+		p.log.Error("system tray", "err", err)
 		p.stop()
 	}
 	<-p.quit
 	signal.Stop(sig)
 
-	// Shut down: no more events into the tray, the UI quits, then the
-	// node (every acked line is already durable).
 	code := p.exitCode()
 	p.tray.Close()
 	if err := p.ui.Close(); err != nil {
-		log.Warn("UI process", "err", err)
+		p.log.Warn("UI process", "err", err)
 	}
 	if inst != nil {
 		inst.Close()
 	}
 	if err := p.rt.close(); err != nil {
-		log.Error("shutdown", "err", err)
+		p.log.Error("shutdown", "err", err)
 		code = 1
 	}
 	return code

@@ -82,14 +82,7 @@ func benchOpenLargest(b *testing.B, overAPI bool) {
 	fa, _ := newTestApp(b, nil)
 	var be Backend = me
 	if overAPI {
-		dir := localapitest.ShortTempDir(b)
-		l, err := localapi.Listen(localapi.SocketPath(dir))
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := &localapi.Server{Backend: me}
-		go srv.Serve(l)
-		b.Cleanup(func() { srv.Close() })
+		dir, _ := localapitest.Serve(b, me)
 		r, err := localapi.DialRemote(ctx, localapi.SocketPath(dir), nil)
 		if err != nil {
 			b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/awp-tray/awp-tray/app/menu"
+	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -80,26 +81,8 @@ func (w *work) classify(ev peer.Event) {
 func (a *App) eventLoop(ch <-chan peer.Event) {
 	for {
 		var w work
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return
-			}
-			w.classify(ev)
-		case <-a.ctx.Done():
+		if !burst.Next(a.ctx, ch, w.classify) {
 			return
-		}
-	drain:
-		for {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				w.classify(ev)
-			default:
-				break drain
-			}
 		}
 		a.apply(w)
 	}
@@ -171,45 +154,58 @@ func (a *App) apply(w work) {
 	}
 	a.mu.Unlock()
 
-	fyne.Do(func() {
-		if w.mask&dirtyThreads != 0 && errT == nil {
-			a.main.setThreads(threads)
+	fyne.Do(func() { a.showLoaded(w, loaded{threads, peers, docs, grants, pending, errT, errP, errG}) })
+}
+
+// loaded is what apply read from the node.
+type loaded struct {
+	threads          []peer.ThreadInfo
+	peers            []peer.PeerInfo
+	docs             []peer.PresenceInfo
+	grants           []peer.GrantInfo
+	pending          []peer.ApprovalRequest
+	errT, errP, errG error
+}
+
+// showLoaded hands what apply read to the widgets. UI goroutine.
+func (a *App) showLoaded(w work, l loaded) {
+	if w.mask&dirtyThreads != 0 && l.errT == nil {
+		a.main.setThreads(l.threads)
+	}
+	if w.mask&dirtyPeers != 0 && l.errP == nil {
+		if a.main.setPeers(l.peers) {
+			a.namesChanged()
 		}
-		if w.mask&dirtyPeers != 0 && errP == nil {
-			if a.main.setPeers(peers) {
-				a.namesChanged()
-			}
-			if a.presence != nil {
-				a.presence.setPeers(peers)
-				a.presence.setDocs(docs)
-			}
+		if a.presence != nil {
+			a.presence.setPeers(l.peers)
+			a.presence.setDocs(l.docs)
 		}
-		if w.mask&dirtyApprovals != 0 && a.approvals != nil {
-			a.approvals.setPending(pending)
-			if errG == nil {
-				a.approvals.setGrants(grants)
-			}
-			if id := a.wantApproval; id != "" {
-				a.wantApproval = ""
-				a.approvals.show(id)
-			}
+	}
+	if w.mask&dirtyApprovals != 0 && a.approvals != nil {
+		a.approvals.setPending(l.pending)
+		if l.errG == nil {
+			a.approvals.setGrants(l.grants)
 		}
-		if w.mask&dirtySettings != 0 && a.settings != nil {
-			a.settings.reload()
+		if id := a.wantApproval; id != "" {
+			a.wantApproval = ""
+			a.approvals.show(id)
 		}
-		for k, full := range w.threads {
-			if tw := a.threads[k]; tw != nil {
-				tw.load(full)
-			}
+	}
+	if w.mask&dirtySettings != 0 && a.settings != nil {
+		a.settings.reload()
+	}
+	for k, full := range w.threads {
+		if tw := a.threads[k]; tw != nil {
+			tw.load(full)
 		}
-		for _, n := range w.notes {
-			a.main.setNotice(n)
-		}
-		if len(w.prompt) > 0 {
-			a.promptApproval(w.prompt[len(w.prompt)-1])
-		}
-		a.updateStatus()
-	})
+	}
+	for _, n := range w.notes {
+		a.main.setNotice(n)
+	}
+	if len(w.prompt) > 0 {
+		a.promptApproval(w.prompt[len(w.prompt)-1])
+	}
+	a.updateStatus()
 }
 
 // counts returns what the windows show, summed up.

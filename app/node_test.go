@@ -13,7 +13,6 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -429,14 +428,7 @@ func TestUIOverLocalAPI(t *testing.T) {
 	me := nodetest.New(t, "me", 1)
 	alice := nodetest.New(t, "alice", 2)
 	nodetest.Link(t, alice, me)
-	dir := localapitest.ShortTempDir(t)
-	l, err := localapi.Listen(localapi.SocketPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &localapi.Server{Backend: me}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	dir, _ := localapitest.Serve(t, me)
 
 	a, _ := newTestApp(t, nil, func(o *Options) { o.DataDir = dir })
 	a.dial()

@@ -31,6 +31,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/uilink"
+	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
@@ -268,26 +269,8 @@ func (t *Tray) eventLoop(ch <-chan peer.Event) {
 				prompts = append(prompts, ev.Approval.ID)
 			}
 		}
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return
-			}
-			take(ev)
-		case <-t.ctx.Done():
+		if !burst.Next(t.ctx, ch, take) {
 			return
-		}
-	drain:
-		for {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				take(ev)
-			default:
-				break drain
-			}
 		}
 		if mask != 0 {
 			t.reload(mask)
@@ -416,137 +399,6 @@ func (t *Tray) Do(a menu.Action) {
 	case menu.Quit:
 		t.Quit()
 	}
-}
-
-// SetPause pauses notifications (a zero Pause resumes them), keeps it in
-// the preferences, tells the UI and redraws.
-func (t *Tray) SetPause(p menu.Pause) {
-	t.mu.Lock()
-	t.state.Pause = p
-	t.mu.Unlock()
-	t.armPause(p)
-	if err := savePrefs(t.opt.PrefsPath, prefs{Pause: p}); err != nil {
-		t.log.Warn("keep the notifications pause", "err", err)
-	}
-	t.log.Info("notifications", "paused", p.Active(t.opt.Now()), "until", p.Until, "forever", p.Forever)
-	t.opt.UI.Update(uilink.Msg{Op: uilink.OpPause, Pause: &p})
-	t.render()
-}
-
-// armPause redraws when a timed pause ends.
-func (t *Tray) armPause(p menu.Pause) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.pauseT != nil {
-		t.pauseT.Stop()
-		t.pauseT = nil
-	}
-	if p.Forever || p.Until.IsZero() {
-		return
-	}
-	if d := p.Until.Sub(t.opt.Now()); d > 0 {
-		t.pauseT = time.AfterFunc(d, func() {
-			t.render()
-			pp := t.State().Pause
-			t.opt.UI.Update(uilink.Msg{Op: uilink.OpPause, Pause: &pp})
-		})
-	}
-}
-
-// Paused reports whether message notifications are paused now. Safe from
-// any goroutine: notify.Manager.Paused.
-func (t *Tray) Paused() bool { return t.State().Pause.Active(t.opt.Now()) }
-
-// Focused names the thread whose window the UI has in front. Safe from
-// any goroutine: notify.Manager.Focused.
-func (t *Tray) Focused() (th, from string, ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.focus == nil {
-		return "", "", false
-	}
-	return t.focus.Th, t.focus.From, true
-}
-
-// OpenThread opens a thread's window (a click on its notification).
-func (t *Tray) OpenThread(th, from string) {
-	t.opt.UI.Send(uilink.Msg{Op: uilink.OpThread, Th: th, From: from})
-}
-
-// ShowThreads opens the main window (a click on the summary notification,
-// a second launch).
-func (t *Tray) ShowThreads() { t.opt.UI.Send(uilink.Msg{Op: uilink.OpShow}) }
-
-// ShowApprovals opens the Approvals window (a click on a request's
-// notification).
-func (t *Tray) ShowApprovals() { t.opt.UI.Send(uilink.Msg{Op: uilink.OpApprovals}) }
-
-// SetNotifier connects the notifications manager.
-func (t *Tray) SetNotifier(n Notifier) {
-	t.mu.Lock()
-	t.notifier = n
-	t.mu.Unlock()
-}
-
-func (t *Tray) getNotifier() Notifier {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.notifier
-}
-
-// UIState is what a new UI process needs after its Init: the pause and the
-// boot state (uilink.Launcher.State).
-func (t *Tray) UIState() []uilink.Msg {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.state.Pause
-	return []uilink.Msg{{Op: uilink.OpPause, Pause: &p}, t.boot}
-}
-
-// HandleUI carries out what the UI process says.
-func (t *Tray) HandleUI(m uilink.Msg) {
-	switch m.Op {
-	case uilink.OpFocus:
-		t.mu.Lock()
-		if m.Th == "" {
-			t.focus = nil
-		} else {
-			f := m
-			t.focus = &f
-		}
-		t.mu.Unlock()
-		if m.Th != "" {
-			if n := t.getNotifier(); n != nil {
-				n.Read(m.Th, m.From) // its notification is seen
-			}
-		}
-	case uilink.OpPause:
-		if m.Pause != nil {
-			t.SetPause(*m.Pause)
-		}
-	case uilink.OpFileKey:
-		t.mu.Lock()
-		asked := t.boot.State == uilink.BootKeyring
-		t.mu.Unlock()
-		switch {
-		case !asked:
-		case m.OK:
-			t.startBoot(true)
-		default:
-			t.Quit()
-		}
-	case uilink.OpQuit:
-		t.Quit()
-	default:
-		t.log.Debug("unknown message from the UI", "op", m.Op)
-	}
-}
-
-// UIExited forgets what the UI process had in front.
-func (t *Tray) UIExited() {
-	t.mu.Lock()
-	t.focus = nil
-	t.mu.Unlock()
 }
 
 // Quit ends the tray process (Options.Quit), once.
