@@ -162,7 +162,6 @@ type tray struct {
 	out  *syncBuffer
 	done chan struct{}
 	err  error
-	data string
 	env  []string
 }
 
