@@ -70,8 +70,13 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	if tip := tooltip(conn, item); tip != "AWP: 1/1 peer up · 1 unread in 1 thread" {
-		t.Errorf("tooltip = %q", tip)
+	// The tooltip is set right after the menu.
+	var tip string
+	if err := tr.until(ctx, "the tooltip with the unread thread", func() bool {
+		tip = tooltip(conn, item)
+		return tip == "AWP: 1/1 peer up · 1 unread in 1 thread"
+	}); err != nil {
+		t.Errorf("%v: tooltip = %q", err, tip)
 	}
 	title := "AWP: " + subject
 	if err := tr.clickUntil(ctx, conn, item.Bus, mp, threadItem, "the thread window", func() bool { return visibleWindow(display, title) }); err != nil {
