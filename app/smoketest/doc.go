@@ -4,7 +4,8 @@
 // and clicked over com.canonical.dbusmenu, screenshots saved under
 // build/screenshots/ with ImageMagick's import.
 //
-// The tests need Xvfb, dbus-daemon, xdotool and ImageMagick, build the
+// The tests need Xvfb, dbus-daemon, xdotool, ImageMagick and dunst (a
+// test that lacks one says so and skips), build the
 // Fyne binary with cgo, and take a minute, so they only build with the
 // smoke tag:
 //
