@@ -30,7 +30,7 @@
 // node offers, whole. There are no optional parts and no type assertions
 // on it; a feature the UI shows is one the node has.
 //
-// It owns what the person sees and clicks: windows, the tray, and when
+// It owns what the person sees and clicks in windows, and when
 // widgets change (always inside fyne.Do). It must not read the store or the
 // wire itself, call the node on the UI goroutine, or keep copies of node
 // state beyond what it shows: the node is the truth, reached only through
