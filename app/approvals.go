@@ -45,13 +45,6 @@ func (wallClock) AfterFunc(d time.Duration, f func()) { time.AfterFunc(d, func()
 // newArmClock gives each Approvals window its clock.
 var newArmClock = func() armClock { return wallClock{} }
 
-// workspacer is implemented by nodes that say where requests are confined
-// (peer.Node): the prompt then marks a path the node will refuse.
-type workspacer interface {
-	Workspace() string
-	DataDir() string
-}
-
 // approvalsWindow lists pending requests and shows the one the person
 // selected in full, with the choices render.Choices gives for it. Nothing
 // in the detail pane outlives a change of request: title, fields and
@@ -313,11 +306,11 @@ func (w *approvalsWindow) self() string {
 // pathCheck marks paths the node will refuse, when it says where requests
 // are confined (nil otherwise).
 func (w *approvalsWindow) pathCheck() render.PathCheck {
-	ws, ok := w.a.backend().(workspacer)
-	if !ok {
+	be := w.a.backend()
+	if be == nil || be.Workspace() == "" {
 		return nil
 	}
-	root, data := ws.Workspace(), ws.DataDir()
+	root, data := be.Workspace(), be.DataDir()
 	return func(p string) string { return profile.CheckPath(root, data, p) }
 }
 

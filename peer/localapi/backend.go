@@ -27,6 +27,10 @@ type Backend interface {
 	Name() string
 	// ListenAddrs are the bound listen addresses, ports resolved.
 	ListenAddrs() []string
+	// Workspace is the directory requests are confined to ("": not said).
+	Workspace() string
+	// DataDir is the node's data directory, which no request reaches.
+	DataDir() string
 	// Connect dials addr, keeps the connection up and returns the peer's
 	// key after the handshake.
 	Connect(ctx context.Context, addr string) (key.PublicKey, error)
@@ -115,6 +119,10 @@ type Identity struct {
 	Key    string   `json:"key"`
 	Name   string   `json:"name"`
 	Listen []string `json:"listen"`
+	// Workspace and DataDir say where requests are confined and what they
+	// never reach (the Approvals window marks a path the node will refuse).
+	Workspace string `json:"workspace,omitempty"`
+	DataDir   string `json:"data_dir,omitempty"`
 }
 
 // The request bodies of the POST endpoints.

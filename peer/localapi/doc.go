@@ -7,7 +7,7 @@
 // HTTP/1.1 over the unix socket, one endpoint per command, JSON bodies,
 // everything under the version prefix /v0/:
 //
-//	GET  /v0/id                     → {"key","name","listen":[…]}
+//	GET  /v0/id                     → {"key","name","listen":[…],"workspace","data_dir"}
 //	POST /v0/connect {addr}         → {"key"}
 //	POST /v0/send    SendRequest    → SendResult
 //	POST /v0/state   {th,state,note}→ SendResult

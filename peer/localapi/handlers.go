@@ -17,7 +17,8 @@ const maxBody = 8 << 20
 
 func (s *Server) handleID(w http.ResponseWriter, r *http.Request) {
 	b := s.Backend
-	writeJSON(w, Identity{Key: b.Key().String(), Name: b.Name(), Listen: nonNil(b.ListenAddrs())})
+	writeJSON(w, Identity{Key: b.Key().String(), Name: b.Name(), Listen: nonNil(b.ListenAddrs()),
+		Workspace: b.Workspace(), DataDir: b.DataDir()})
 }
 
 func (s *Server) handleConnect(w http.ResponseWriter, r *http.Request) {

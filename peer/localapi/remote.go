@@ -26,8 +26,8 @@ const CallTimeout = 30 * time.Second
 // The node's methods that cannot fail (Pending, Presence, PresenceDetail,
 // MirrorHosts, Invite, ExecSandbox) can over a socket: a Remote logs the failure and
 // returns the zero value, which the windows show as empty until their next
-// refresh. Key, Name and ListenAddrs were read once by DialRemote: they do
-// not change while a node runs.
+// refresh. Key, Name, ListenAddrs, Workspace and DataDir were read once by
+// DialRemote: they do not change while a node runs.
 type Remote struct {
 	c      *Client
 	id     Identity
@@ -79,6 +79,12 @@ func (r *Remote) Name() string { return r.id.Name }
 
 // ListenAddrs implements Backend.
 func (r *Remote) ListenAddrs() []string { return append([]string(nil), r.id.Listen...) }
+
+// Workspace implements Backend.
+func (r *Remote) Workspace() string { return r.id.Workspace }
+
+// DataDir implements Backend.
+func (r *Remote) DataDir() string { return r.id.DataDir }
 
 // Connect implements Backend.
 func (r *Remote) Connect(ctx context.Context, addr string) (key.PublicKey, error) {

@@ -22,6 +22,7 @@ import (
 func remote(t *testing.T) (*localapitest.Fake, *localapi.Remote) {
 	t.Helper()
 	f, _, dir := setup(t)
+	f.WorkspaceV, f.DataDirV = "/home/me/work", "/home/me/.config/awp"
 	r, err := localapi.DialRemote(context.Background(), localapi.SocketPath(dir), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,9 @@ func TestRemoteIsTheBackend(t *testing.T) {
 
 	if r.Key() != f.PubKey || r.Name() != "tester" || !reflect.DeepEqual(r.ListenAddrs(), f.Listens) {
 		t.Errorf("identity: %s %q %v", r.Key(), r.Name(), r.ListenAddrs())
+	}
+	if r.Workspace() != "/home/me/work" || r.DataDir() != "/home/me/.config/awp" {
+		t.Errorf("workspace %q, data dir %q", r.Workspace(), r.DataDir())
 	}
 	f.ConnectKey = other
 	if k, err := r.Connect(ctx, "tcp://127.0.0.1:9"); err != nil || k != other {

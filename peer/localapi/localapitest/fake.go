@@ -31,9 +31,11 @@ type Fake struct {
 	// mu guards every field below.
 
 	// Identity.
-	PubKey  key.PublicKey
-	NameV   string
-	Listens []string
+	PubKey     key.PublicKey
+	NameV      string
+	Listens    []string
+	WorkspaceV string
+	DataDirV   string
 
 	// Data the listing methods return.
 	ThreadList  []peer.ThreadInfo
@@ -116,6 +118,12 @@ func (f *Fake) ListenAddrs() []string {
 	defer f.mu.Unlock()
 	return append([]string(nil), f.Listens...)
 }
+
+// Workspace implements localapi.Backend.
+func (f *Fake) Workspace() string { f.mu.Lock(); defer f.mu.Unlock(); return f.WorkspaceV }
+
+// DataDir implements localapi.Backend.
+func (f *Fake) DataDir() string { f.mu.Lock(); defer f.mu.Unlock(); return f.DataDirV }
 
 // Connect implements localapi.Backend.
 func (f *Fake) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
