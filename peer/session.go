@@ -573,6 +573,12 @@ func (n *Node) notePeer(s *session) {
 		if !ok {
 			p = &store.Peer{Key: s.peerS, FirstSeen: now}
 		}
+		if !ok || p.Name != h.Name {
+			// A new peer, or a new name: this node's presence document
+			// lists its peers by name, so it is rebuilt after the commit
+			// (the session's own up event may have come before this).
+			n.commit.presenceAfter()
+		}
 		p.Name, p.About, p.Listen, p.Caps, p.LastSeen = h.Name, h.About, h.Listen, h.Caps, now
 		if s.dialAddr != "" && p.Dialed == "" {
 			p.Dialed = s.dialAddr
