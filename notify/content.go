@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer/profile"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // Limits on what a notification shows.
@@ -17,61 +19,54 @@ const (
 	summaryList = 3   // threads named in a summary's body
 )
 
-// msgLine is the part of a wire msg line a notification shows.
+// msgLine is a wire msg line as a notification reads it: decoded once by
+// wire.DecodeLoose (a stored line is shown as it is, not re-validated).
 type msgLine struct {
-	T       string    `json:"t"`
-	Th      string    `json:"th"`
-	Subject string    `json:"subject"`
-	Parts   []msgPart `json:"parts"`
-}
-
-// msgPart is one part of a msg (docs/protocol/messages.md); unknown kinds are skipped.
-type msgPart struct {
-	K    string `json:"k"`
-	Text string `json:"text"`
-	Path string `json:"path"`
-	Name string `json:"name"`
-	Mime string `json:"mime"`
+	*wire.Msg
+	parts []wire.Part
 }
 
 // parseMsg decodes a stored line; ok is false for anything but a msg.
 func parseMsg(raw json.RawMessage) (m msgLine, ok bool) {
-	if err := json.Unmarshal(raw, &m); err != nil || m.T != "msg" {
+	f, err := wire.DecodeLoose(raw)
+	msg, isMsg := f.(*wire.Msg)
+	if err != nil || !isMsg {
 		return msgLine{}, false
 	}
-	return m, true
+	return msgLine{Msg: msg, parts: msg.DecodeParts()}, true
 }
 
-// machine reports whether a msg carries only profile traffic (requests
-// and results: data parts of an application/vnd.awp.* type). A request
-// that needs the person raises an approval instead; the rest needs no one.
+// machine reports whether a msg carries only profile traffic (requests,
+// results and grants: data parts of an application/vnd.awp.* type). A
+// request that needs the person raises an approval instead; the rest needs
+// no one.
 func (m msgLine) machine() bool {
-	for _, p := range m.Parts {
-		if p.K != "data" || !strings.HasPrefix(p.Mime, "application/vnd.awp.") {
+	for _, p := range m.parts {
+		if p.K != wire.PartData || !strings.HasPrefix(p.Mime, profile.MimePrefix) {
 			return false
 		}
 	}
-	return len(m.Parts) > 0
+	return len(m.parts) > 0
 }
 
 // preview is the newest text of a msg: its first text part, else a word on
 // its first other part.
 func (m msgLine) preview() string {
-	for _, p := range m.Parts {
-		if p.K == "text" && strings.TrimSpace(p.Text) != "" {
+	for _, p := range m.parts {
+		if p.K == wire.PartText && strings.TrimSpace(p.Text) != "" {
 			return clip(p.Text, maxText)
 		}
 	}
-	for _, p := range m.Parts {
+	for _, p := range m.parts {
 		switch p.K {
-		case "code":
+		case wire.PartCode:
 			if p.Path != "" {
 				return clip("Code: "+p.Path, maxText)
 			}
 			return clip("Code: "+p.Text, maxText)
-		case "blob":
+		case wire.PartBlob:
 			return clip("File: "+p.Name, maxText)
-		case "data":
+		case wire.PartData:
 			return clip("Data ("+p.Mime+")", maxText)
 		}
 	}

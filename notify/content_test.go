@@ -7,6 +7,8 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
 func TestPreview(t *testing.T) {
@@ -28,6 +30,15 @@ func TestPreview(t *testing.T) {
 	}
 	if _, ok := parseMsg(json.RawMessage(`{"t":"state","state":"done"}`)); ok {
 		t.Error("a state line parsed as a msg")
+	}
+	// Every mime of AWP's own traffic is machine traffic: the profile's,
+	// the grant and the grant request's.
+	for _, mime := range []string{profile.MimeExec, profile.MimeExecResult, profile.MimeRead, profile.MimeReadResult,
+		profile.MimeWrite, profile.MimeWriteResult, grant.Mime, peer.MimeGrantRequest, peer.MimeGrantDenied} {
+		m, _ := parseMsg(json.RawMessage(`{"t":"msg","parts":[{"k":"data","mime":"` + mime + `","data":{}}]}`))
+		if !m.machine() {
+			t.Errorf("%s: not machine traffic", mime)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
 // Hides reports whether r does not show as itself: a control character
@@ -162,12 +164,11 @@ func Request(raw json.RawMessage) (text string, exact bool) {
 }
 
 func request(raw json.RawMessage) (text string, exact bool) {
+	// One decode reads either kind: an exec's fields, or the path every
+	// fs request has.
 	var d struct {
-		Cmd   json.RawMessage   `json:"cmd"` // an argv array or a shell string
-		Cwd   string            `json:"cwd"`
-		Env   map[string]string `json:"env"`
-		Stdin string            `json:"stdin"`
-		Path  string            `json:"path"`
+		profile.ExecRequest
+		Path string `json:"path"`
 	}
 	text = string(raw)
 	if json.Unmarshal(raw, &d) == nil {

@@ -13,6 +13,11 @@ const (
 	MimeReadResult  = "application/vnd.awp.fs-read-result+json"
 	MimeWrite       = "application/vnd.awp.fs-write+json"
 	MimeWriteResult = "application/vnd.awp.fs-write-result+json"
+
+	// MimePrefix begins every mime of AWP's own data parts: these, the
+	// grant and the grant request and their answers. A msg of only such
+	// parts is traffic between machines, not something a person wrote.
+	MimePrefix = "application/vnd.awp."
 )
 
 // Cap returns the capability a request mime needs ("exec", "fs:read",
