@@ -187,6 +187,13 @@ func (l *Launcher) read(p *proc) {
 	}
 	p.conn.Close()
 	err := p.cmd.Wait()
+	// The process is gone before anyone hears that it ended: Running
+	// says false from OnExit on.
+	l.mu.Lock()
+	if l.cur == p {
+		l.cur = nil
+	}
+	l.mu.Unlock()
 	close(p.done)
 	l.log().Info("UI process ended", "pid", p.cmd.Process.Pid, "err", err)
 	if l.OnExit != nil {
@@ -195,9 +202,6 @@ func (l *Launcher) read(p *proc) {
 	state := l.state()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cur == p {
-		l.cur = nil
-	}
 	if !l.closed && l.cur == nil && len(l.pending) > 0 {
 		l.startLocked(state)
 	}
