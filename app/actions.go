@@ -29,7 +29,7 @@ func (a *App) copyInvite() {
 				a.main.showError(errors.New("the peer did not give its invite; try again"))
 				return
 			}
-			a.fa.Clipboard().SetContent(s)
+			a.setClipboard(s)
 			a.main.setNotice("Invite copied to the clipboard.")
 			a.fa.SendNotification(fyne.NewNotification("AWP", "Your invite is on the clipboard."))
 		})

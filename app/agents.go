@@ -267,7 +267,7 @@ func (win *agentsWindow) newPanel(k agentKind, name, dir string) *agentPanel {
 	p.lines.Wrapping = fyne.TextWrapBreak
 	p.lines.Selectable = true
 	p.copy = widget.NewButton("Copy", func() {
-		win.a.fa.Clipboard().SetContent(p.lines.Text)
+		win.a.setClipboard(p.lines.Text)
 		p.note.SetText("Copied.")
 	})
 	p.key = widget.NewLabel("")

@@ -93,6 +93,7 @@ type App struct {
 	linger *time.Timer // the idle exit, while no window is shown
 
 	// The fields below are used on the UI goroutine only.
+	clip         clipHold // what this process put on the clipboard (windows.go)
 	main         *homeWindow
 	presence     *presenceWindow
 	approvals    *approvalsWindow

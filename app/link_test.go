@@ -115,3 +115,34 @@ func TestEventLoopCoalescesAndStops(t *testing.T) {
 	a.Close()
 	a.Close() // twice is fine
 }
+
+// What this process copied stays pastable: with no window shown the UI
+// stays while the clipboard holds it (on X11 the content lives in the
+// process that set it), and exits once another app took the clipboard.
+func TestIdleExitKeepsClipboard(t *testing.T) {
+	a, _ := newTestApp(t, nil, func(o *Options) { o.Linger = 20 * time.Millisecond })
+	fyne.DoAndWait(func() {
+		a.setClipboard("awp:invite")
+		a.windowsChanged(0) // re-arm from now
+	})
+	time.Sleep(200 * time.Millisecond) // ten Linger periods
+	if a.quitRequested() {
+		t.Fatal("the UI exited while the clipboard held its invite")
+	}
+	fyne.DoAndWait(func() { a.fa.Clipboard().SetContent("something else") })
+	deadline := time.Now().Add(10 * time.Second)
+	for !a.quitRequested() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !a.quitRequested() {
+		t.Fatal("no exit after another app took the clipboard")
+	}
+	// A hold past MaxClipboardHold does not keep it either.
+	fyne.DoAndWait(func() {
+		a.setClipboard("awp:old")
+		a.clip.until = time.Now().Add(-time.Second)
+		if a.holdsClipboard() {
+			t.Error("a hold past MaxClipboardHold still holds")
+		}
+	})
+}

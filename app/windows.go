@@ -110,9 +110,51 @@ func (a *App) windowsChanged(n int) {
 	a.linger = time.AfterFunc(a.opt.Linger, func() { fyne.Do(a.lingerDone) })
 }
 
-// lingerDone quits the UI when still no window is shown. UI goroutine.
+// MaxClipboardHold is how long the UI process may outlive its last window
+// because of the clipboard. On X11 a clipboard's content lives in the
+// process that set it: without a clipboard manager an invite copied from
+// the tray's menu would be gone when the UI exits (Options.Linger later).
+// So the process stays while the clipboard still holds what it put there
+// (checked each Linger), up to this long: long enough to paste it into a
+// chat, short enough that a forgotten copy does not keep it for the day.
+const MaxClipboardHold = time.Hour
+
+// clipHold is what this process last put on the clipboard, and until when
+// it stays for it.
+type clipHold struct {
+	text  string
+	until time.Time
+}
+
+// setClipboard puts s on the clipboard; the UI process stays for it while
+// it is still there (MaxClipboardHold). UI goroutine.
+func (a *App) setClipboard(s string) {
+	a.fa.Clipboard().SetContent(s)
+	a.clip = clipHold{text: s, until: time.Now().Add(MaxClipboardHold)}
+}
+
+// holdsClipboard reports whether the clipboard still holds what this
+// process put there, within MaxClipboardHold. UI goroutine.
+func (a *App) holdsClipboard() bool {
+	if a.clip.text == "" {
+		return false
+	}
+	if time.Now().After(a.clip.until) || a.fa.Clipboard().Content() != a.clip.text {
+		a.clip = clipHold{} // another app took it, or it is time
+		return false
+	}
+	return true
+}
+
+// lingerDone quits the UI when still no window is shown and the clipboard
+// does not hold what it put there. UI goroutine.
 func (a *App) lingerDone() {
 	if a.shown.count() > 0 {
+		return
+	}
+	if a.holdsClipboard() {
+		a.log.Info("no window open, but the clipboard holds what this process copied: staying")
+		a.windowsChanged(0)
 		return
 	}
 	a.log.Info("no window open: the UI process exits", "after", a.opt.Linger.String())
