@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/systray"
 
@@ -25,8 +26,23 @@ var _ Host = (*Systray)(nil)
 // SetIcon implements Host.
 func (s *Systray) SetIcon(png []byte) { systray.SetIcon(png) }
 
-// SetTooltip implements Host.
-func (s *Systray) SetTooltip(text string) { systray.SetTooltip(text) }
+// SetTooltip implements Host: systray sets the tooltip, and the host is
+// told that it changed (announceTooltip), which systray does not do.
+// Only while the tray runs: before, the host reads the tooltip when the
+// item registers; after QuitSystray, systray has closed its bus
+// connection, and announcing would open another.
+func (s *Systray) SetTooltip(text string) {
+	systray.SetTooltip(text)
+	if !running.Load() {
+		return
+	}
+	if err := announceTooltip(); err != nil && s.Log != nil {
+		s.Log.Warn("the tray host was not told of the new tooltip", "err", err)
+	}
+}
+
+// running is true from RunSystray to QuitSystray.
+var running atomic.Bool
 
 // SetMenu implements Host: the old items are removed (which ends their
 // click goroutines: systray closes their channels) and the new added.
@@ -83,9 +99,14 @@ func RunSystray(title string, onReady func()) (err error) {
 		}
 	}()
 	systray.SetTitle(title)
+	running.Store(true)
+	defer running.Store(false)
 	systray.Run(onReady, nil)
 	return nil
 }
 
 // QuitSystray ends RunSystray's loop.
-func QuitSystray() { systray.Quit() }
+func QuitSystray() {
+	running.Store(false)
+	systray.Quit()
+}
