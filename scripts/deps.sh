@@ -4,7 +4,9 @@
 set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
 runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
-testing=(xvfb xauth imagemagick xdotool dunst systemd iproute2 zsh fish bubblewrap nodejs npm)
+# xfce4-panel is the real tray host of the smoke tests (its systray plugin;
+# xfconf keeps its settings; a font for its menus and tooltips).
+testing=(xvfb xauth imagemagick xdotool dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm)
 case "${1:-test}" in
   run) want=("${build[@]}" "${runtime[@]}") ;;
   test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;

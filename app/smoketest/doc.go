@@ -2,10 +2,13 @@
 // Xvfb server, a private D-Bus session bus with a minimal
 // StatusNotifierWatcher (app/trayhost/watchertest), the tray menu read
 // and clicked over com.canonical.dbusmenu, screenshots saved under
-// build/screenshots/ with ImageMagick's import.
+// build/screenshots/ with ImageMagick's import. TestXfcePanel puts the tray
+// in a real tray host, xfce4-panel's system tray, and checks the screen's
+// pixels: the icon, its tooltip, the unread badge, the menu a click opens.
 //
-// The tests need Xvfb, dbus-daemon, xdotool, ImageMagick and dunst (a
-// test that lacks one says so and skips), build the
+// The tests need Xvfb, dbus-daemon, dbus-run-session, xdotool, ImageMagick,
+// dunst and xfce4-panel (a test that lacks one says so and skips;
+// scripts/app/smoke.sh refuses to start without them), build the
 // Fyne binary with cgo, and take a minute, so they only build with the
 // smoke tag:
 //

@@ -87,6 +87,9 @@ func deadline(t *testing.T) context.Context {
 	return ctx
 }
 
+// The virtual screen's size.
+const screenWidth, screenHeight = 1280, 800
+
 // startXvfb starts a virtual display on a free display number and
 // returns its DISPLAY. (Xvfb's -displayfd proved unreliable here, so the
 // number is picked by its lock file and the server is probed.)
@@ -104,7 +107,7 @@ func startXvfb(t *testing.T) string {
 		// -noreset: by default the server resets when its last client
 		// leaves (the probe below, a tray that quit), and a client that
 		// connects during the reset is refused ("Failed to open display").
-		cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+		cmd := exec.Command("Xvfb", display, "-screen", "0", fmt.Sprintf("%dx%dx24", screenWidth, screenHeight), "-nolisten", "tcp", "-noreset")
 		cmd.Stdout, cmd.Stderr = xlog, xlog
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
