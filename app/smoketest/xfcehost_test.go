@@ -50,26 +50,6 @@ const xfcePanelConfig = `<?xml version="1.0" encoding="UTF-8"?>
 </channel>
 `
 
-// xfceBusConfig is watchertest's private session bus that can also start
-// xfconfd, where the panel keeps its settings, and nothing else (the
-// stock session config would start whatever desktop services the machine
-// has, dunst among them).
-const xfceBusConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <servicedir>%s</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-
 // xfconfService is where Debian's xfconf puts the D-Bus service that
 // starts xfconfd.
 const xfconfService = "/usr/share/dbus-1/services/org.xfce.Xfconf.service"
@@ -111,12 +91,15 @@ func startXfce(ctx context.Context, t *testing.T, ownWatcher bool) *xfce {
 	}
 	x := &xfce{display: startXvfb(t)}
 
+	// The private bus can start xfconfd, where the panel keeps its
+	// settings, and nothing else: the stock session config would start
+	// whatever desktop services the machine has (dunst among them).
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	for p, data := range map[string]string{
 		"xdg/xfce4/panel/default.xml":      xfcePanelConfig,
 		"services/org.xfce.Xfconf.service": string(svc),
-		"bus.conf":                         fmt.Sprintf(xfceBusConfig, filepath.Join(dir, "services")),
+		"bus.conf":                         watchertest.BusConfig(filepath.Join(dir, "services")),
 	} {
 		p = filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

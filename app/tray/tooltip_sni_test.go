@@ -3,7 +3,6 @@
 package tray
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -17,14 +16,7 @@ import (
 // what makes xfce4-panel read the tooltip again (app/smoketest's
 // TestXfcePanel shows it on the screen).
 func TestAnnounceTooltip(t *testing.T) {
-	bus, err := watchertest.StartBus(t.TempDir())
-	if errors.Is(err, watchertest.ErrNoDaemon) {
-		t.Skip("dbus-daemon not installed (apt-get install dbus)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bus.Close() })
+	bus := watchertest.TestBus(t)
 	// dbus.SessionBus is the process's one shared connection: nothing else
 	// in this package's tests opens it, so it connects here, to this bus.
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus.Address)

@@ -2,7 +2,6 @@ package trayhost_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +14,7 @@ import (
 
 func startBus(t *testing.T) *watchertest.Bus {
 	t.Helper()
-	bus, err := watchertest.StartBus(t.TempDir())
-	if errors.Is(err, watchertest.ErrNoDaemon) {
-		t.Skip("dbus-daemon not installed (apt-get install dbus)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bus.Close() })
-	return bus
+	return watchertest.TestBus(t)
 }
 
 // ctx bounds a check so a broken bus fails the test instead of hanging it;

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -146,22 +147,29 @@ type Bus struct {
 // ErrNoDaemon is returned by StartBus when dbus-daemon is not installed.
 var ErrNoDaemon = errors.New("watchertest: dbus-daemon not found")
 
-// busConfig is a session bus that activates nothing and lets every
-// connection of the user own and call any name.
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+// BusConfig is a dbus-daemon config for a session bus that lets every
+// connection of the user own and call any name and activates only the
+// services in serviceDirs (none when there are none).
+func BusConfig(serviceDirs ...string) string {
+	var dirs strings.Builder
+	for _, d := range serviceDirs {
+		fmt.Fprintf(&dirs, "  <servicedir>%s</servicedir>\n", d)
+	}
+	return `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
   <keep_umask/>
   <listen>unix:tmpdir=/tmp</listen>
   <auth>EXTERNAL</auth>
-  <policy context="default">
+` + dirs.String() + `  <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>
   </policy>
 </busconfig>
 `
+}
 
 // StartBus starts a private session bus listening in dir.
 func StartBus(dir string) (*Bus, error) {
@@ -174,7 +182,7 @@ func StartBus(dir string) (*Bus, error) {
 	// machine has installed on first use (dunst for notifications, which
 	// aborts without the test's display), so tests would depend on them.
 	conf := filepath.Join(dir, "bus.conf")
-	if err := os.WriteFile(conf, []byte(busConfig), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(BusConfig()), 0o644); err != nil {
 		return nil, err
 	}
 	sock := filepath.Join(dir, "bus")
@@ -208,6 +216,21 @@ func StartBus(dir string) (*Bus, error) {
 		cmd.Wait()
 		return nil, errors.New("watchertest: dbus-daemon did not start")
 	}
+}
+
+// TestBus starts a private session bus for t, stopped when t ends; t is
+// skipped when dbus-daemon is not installed.
+func TestBus(t testing.TB) *Bus {
+	t.Helper()
+	bus, err := StartBus(t.TempDir())
+	if errors.Is(err, ErrNoDaemon) {
+		t.Skip("dbus-daemon not installed (apt-get install dbus)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bus.Close() })
+	return bus
 }
 
 // Close stops the daemon.
