@@ -103,6 +103,9 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	}
 	s.save(t, prefix+"tooltip.png")
 	t.Logf("tooltip text %d px wide", idleWidth)
+	if n := s.count(x.below(), brighter(menuLight)); n >= minMenuPixels {
+		t.Fatalf("%d light pixels under the panel before any click: the menu check below would pass with no menu", n)
+	}
 
 	// A click opens the menu.
 	s, idleMenu, err := x.openMenu(ctx, tr, at, "the menu open after a click on the icon")
