@@ -37,10 +37,20 @@ func need(t *testing.T, tools ...string) {
 
 var (
 	buildOnce sync.Once
+	binDir    string // where binaries built them; TestMain removes it
 	trayBin   string
 	awpBin    string
 	buildErr  error
 )
+
+// TestMain removes the binaries the tests built (some 100 MB a run).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // binaries builds awp-tray (cgo, Fyne) and awp (CGO_ENABLED=0) once, or
 // takes them from $AWP_TRAY_BIN and $AWP_BIN.
@@ -52,6 +62,7 @@ func binaries(t *testing.T) (tray, awp string) {
 			buildErr = err
 			return
 		}
+		binDir = dir
 		trayBin, awpBin = os.Getenv("AWP_TRAY_BIN"), os.Getenv("AWP_BIN")
 		if trayBin == "" {
 			trayBin = filepath.Join(dir, "awp-tray")

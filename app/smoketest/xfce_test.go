@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/menu"
@@ -34,8 +35,9 @@ func TestXfcePanelOurWatcher(t *testing.T) {
 // the icon appears in the panel, its tooltip says the state and follows
 // it (xfce4-panel reads the tooltip again only when told with
 // NewToolTip), a click opens the menu, the icon turns teal when a peer is
-// up and gets the red badge when a message arrives, and the menu then
-// holds the unread thread. Screenshots are saved as prefix + what.
+// up and gets the red badge when a message arrives, the menu then holds
+// the unread thread, and choosing it in the panel's menu opens its
+// window. Screenshots are saved as prefix + what.
 func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	trayBin, awpBin := binaries(t)
 	ctx := deadline(t)
@@ -178,9 +180,26 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	} else if _, ok := find(items, "idle-peer: Pixels (1)"); !ok {
 		t.Errorf("menu: %s", labels(items))
 	}
-	if err := x.closeMenu(ctx, tr); err != nil {
+	// The panel's menu carries out a choice: its first item that can be
+	// chosen (the thread's; the status line cannot) opens the thread.
+	const thread = "AWP: Pixels"
+	var last time.Time
+	if err := tr.until(ctx, "the thread's window, chosen in the panel's menu", func() bool {
+		if visibleWindow(x.display, thread) {
+			return true
+		}
+		if time.Since(last) > 5*time.Second {
+			last = time.Now()
+			if s, err := x.screen(); err == nil && s.count(x.below(), brighter(menuLight)) >= minMenuPixels {
+				_ = x.xdotool("key", "Down", "Return")
+			}
+		}
+		return false
+	}); err != nil {
 		t.Fatal(err)
 	}
+	raise(x.display, thread)
+	screenshot(ctx, t, x.display, prefix+"thread.png")
 	if strings.Contains(tr.out.String(), "panic:") {
 		t.Errorf("panic in the output:\n%s", tr.out.String())
 	}
