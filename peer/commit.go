@@ -1,10 +1,13 @@
 package peer
 
 import (
+	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // maxBatch bounds how many operations share one transaction.
@@ -58,14 +61,11 @@ type commitLoop struct {
 	// Used only on the loop's goroutine (inside op.fn): senders to wake and
 	// events to publish once the current batch commits.
 	wake   map[key.PublicKey]bool
-	events []Event
+	events []batchEvent
 	lastID string // newest id this node made in the batch (meta last_id)
 	// late: blob files written inside the batch's transaction (rare: see
 	// storeChunk), fsynced before it commits.
 	late map[string]bool
-	// presence: the batch changed what this node's presence document
-	// shows; the document is rebuilt after the commit, so it sees it.
-	presence bool
 }
 
 // syncBeforeCommit has the blob file rel fsynced before the current batch
@@ -88,10 +88,6 @@ func (c *commitLoop) syncLate() error {
 	return nil
 }
 
-// presenceAfter marks the current batch as changing the presence document.
-// Call it only from inside an op's fn.
-func (c *commitLoop) presenceAfter() { c.presence = true }
-
 // noteID records an id this node created inside an op's fn, so the newest
 // is stored once per batch and ids keep increasing across restarts.
 func (c *commitLoop) noteID(id string) {
@@ -104,18 +100,36 @@ func (c *commitLoop) noteID(id string) {
 // from inside an op's fn.
 func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
 
+// batchEvent is an event of the current batch. Whether anyone hears of it
+// is decided when it is published, after the commit: a subscriber that
+// came while the batch was being stored did not find its lines in the
+// store, and must hear of them.
+type batchEvent struct {
+	Event
+	line outLine // an EventLine's line, made into Event.Line at publish time (seq 0: none)
+}
+
+// outLine is a line this node stored in one of its threads, for the
+// EventLine made of it after the commit.
+type outLine struct {
+	peer key.PublicKey
+	seq  uint64
+	raw  []byte
+	at   time.Time
+}
+
 // publishAfter publishes e after the current batch commits (dropped if the
 // batch fails). Call it only from inside an op's fn.
 func (c *commitLoop) publishAfter(e Event) {
-	if !c.n.hasSubscribers() {
-		// Nobody listens: only presence cares that something changed.
-		switch e.Type {
-		case EventLine, EventThread:
-			c.presence = true
-		}
-		return
-	}
-	c.events = append(c.events, e)
+	c.events = append(c.events, batchEvent{Event: e})
+}
+
+// lineAfter publishes the EventLine of a line this node stored in its
+// thread th with peer (an outbound line) after the current batch commits;
+// its LineInfo is made only if someone listens then. Call it only from
+// inside an op's fn.
+func (c *commitLoop) lineAfter(peer key.PublicKey, th string, seq uint64, raw []byte, at time.Time) {
+	c.events = append(c.events, batchEvent{Event: Event{Type: EventLine, Th: th}, line: outLine{peer: peer, seq: seq, raw: raw, at: at}})
 }
 
 func (c *commitLoop) init(n *Node) {
@@ -362,6 +376,7 @@ func (c *commitLoop) commit(batch []*op) {
 // files they wrote inside it (syncBeforeCommit), the newest id, then the
 // commit.
 func (c *commitLoop) update(ops []*op) error {
+	clear(c.events)
 	c.events = c.events[:0]
 	c.lastID = ""
 	return c.n.db.Update(func(tx *store.Tx) error {
@@ -388,18 +403,27 @@ func (c *commitLoop) putLastID(tx *store.Tx) error {
 // after wakes senders and publishes events of a committed batch.
 func (c *commitLoop) after(err error) {
 	if err == nil {
-		for _, e := range c.events {
-			c.n.publish(e)
-		}
-		if c.presence {
-			c.n.presenceChanged()
+		// Subscribers are counted now, after the commit (see batchEvent): one
+		// that comes later finds the batch's lines in the store. publish
+		// tells presence of a change even when nobody listens.
+		for i := range c.events {
+			e := &c.events[i]
+			if l := e.line; l.seq != 0 {
+				if !c.n.hasSubscribers() {
+					c.n.presenceChanged()
+					continue
+				}
+				e.Peer = l.peer.String()
+				e.Line = &LineInfo{Dir: "out", From: c.n.pubS, Line: json.RawMessage(l.raw), Seq: l.seq, Stored: wire.FormatTime(l.at)}
+			}
+			c.n.publish(e.Event)
 		}
 	}
-	c.presence = false
 	for k := range c.wake {
 		c.n.wakeSender(k)
 	}
 	clear(c.wake)
+	clear(c.events) // drops the lines' bytes
 	c.events = c.events[:0]
 }
 

@@ -374,8 +374,12 @@ func (j *inJob) release() {
 }
 
 func (n *Node) afterInbound(s *session, th string, res *inResult) {
-	if st := res.stored; st.seq != 0 && res.line == nil && n.hasSubscribers() {
-		res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
+	if st := res.stored; st.seq != 0 && res.line == nil {
+		if !n.hasSubscribers() {
+			n.presenceChanged() // what publish would do (nobody listens)
+		} else {
+			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
+		}
 	}
 	if res.line != nil {
 		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
@@ -557,9 +561,6 @@ func (n *Node) storeInbound(tx *store.Tx, s *session, f wire.Frame, pre *store.C
 		// then: a subscriber that came while this line was being stored
 		// did not see it in the store yet and must hear of it.
 		res.stored = storedLine{seq: seq, raw: h.Raw(), at: now}
-		if !n.hasSubscribers() {
-			n.commit.presenceAfter()
-		}
 		res.thread = true
 		if err := n.mirrorLine(tx, tk, "in", h.Raw()); err != nil {
 			return err

@@ -188,12 +188,7 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		return 0, err
 	}
 	n.commit.wakeAfter(to)
-	if n.hasSubscribers() {
-		n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
-			Line: &LineInfo{Dir: "out", From: n.pubS, Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
-	} else {
-		n.commit.presenceAfter()
-	}
+	n.commit.lineAfter(to, th, seq, raw, now)
 	return seq, nil
 }
 
