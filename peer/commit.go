@@ -10,9 +10,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// maxBatch bounds how many operations share one transaction.
-const maxBatch = 4096
-
 // op is one unit of work for the commit loop. pre runs before the
 // transaction (blob file writes); its sync names a blob file to fsync before
 // the commit. fn runs inside the shared transaction and must return an error
@@ -27,6 +24,8 @@ type op struct {
 	src     *session        // the session whose line this is (nil: this node's own work)
 	fn      func(tx *store.Tx) error
 	done    func(err error)
+	// what names an op nobody waits for (async): its failure is logged.
+	what string
 	// job, when set, replaces fn and done (one allocation per op on the
 	// hot paths instead of several closures).
 	job opJob
@@ -45,9 +44,6 @@ func (o *op) exec(tx *store.Tx) error {
 	}
 	return o.fn(tx)
 }
-
-// maxBatchBytes bounds the payload bytes one batch holds.
-const maxBatchBytes = 32 << 20
 
 // commitLoop groups operations from every session and API call into few
 // transactions: one fsync for everything that arrived together.
@@ -134,7 +130,7 @@ func (c *commitLoop) lineAfter(peer key.PublicKey, th string, seq uint64, raw []
 
 func (c *commitLoop) init(n *Node) {
 	c.n = n
-	c.ops = make(chan *op, 8192)
+	c.ops = make(chan *op, commitQueue)
 	c.wake = map[key.PublicKey]bool{}
 }
 
@@ -153,6 +149,12 @@ func (c *commitLoop) submit(o *op) error {
 	}
 	c.ops <- o
 	return nil
+}
+
+// async submits fn without waiting for its commit; a failure is logged
+// as storing what. After stop the write is dropped with the node.
+func (c *commitLoop) async(what string, fn func(tx *store.Tx) error) {
+	_ = c.submit(&op{fn: fn, what: what}) // ErrClosed: the node is closing
 }
 
 // run submits o and waits for its commit.
@@ -176,23 +178,6 @@ func (c *commitLoop) stop() {
 	c.mu.Unlock()
 	c.wg.Wait()
 }
-
-// maxWaiting bounds the operations the loop takes off its channel ahead of
-// the batch it builds, so it can choose among the sources fairly: all of
-// them in practice, since sessions' lines are bounded by the in-flight
-// budget (about 49,000 lines at most) and this node's own operations by
-// the goroutines waiting for them; a line left in the channel behind a
-// flood would wait for the flood.
-const maxWaiting = 1 << 16
-
-// fairQuantum is how many operations of one source go into a batch before
-// the next source's turn, and fairShare the most one source puts into a
-// batch when others have operations waiting too: a batch is committed
-// whole, so a flood's part of it is what the others' lines wait for.
-const (
-	fairQuantum = 64
-	fairShare   = maxBatch / 8
-)
 
 func (c *commitLoop) loop() {
 	defer c.wg.Done()
@@ -327,7 +312,7 @@ func (c *commitLoop) commit(batch []*op) {
 		if o.pre != nil {
 			f, err := o.pre()
 			if err != nil {
-				o.finish(err)
+				c.finish(o, err)
 				continue
 			}
 			if f != "" {
@@ -344,7 +329,7 @@ func (c *commitLoop) commit(batch []*op) {
 	}
 	if syncErr != nil {
 		for _, o := range ready {
-			o.finish(syncErr)
+			c.finish(o, syncErr)
 		}
 		return
 	}
@@ -362,13 +347,13 @@ func (c *commitLoop) commit(batch []*op) {
 		for i, o := range ready {
 			err := c.update(ready[i : i+1])
 			c.after(err)
-			o.finish(err)
+			c.finish(o, err)
 		}
 		return
 	}
 	c.after(err)
 	for _, o := range ready {
-		o.finish(err)
+		c.finish(o, err)
 	}
 }
 
@@ -427,10 +412,14 @@ func (c *commitLoop) after(err error) {
 	c.events = c.events[:0]
 }
 
-func (o *op) finish(err error) {
-	if o.job != nil {
+// finish tells o's submitter how its commit went.
+func (c *commitLoop) finish(o *op, err error) {
+	switch {
+	case o.job != nil:
 		o.job.finish(err)
-	} else if o.done != nil {
+	case o.done != nil:
 		o.done(err)
+	case err != nil && o.what != "":
+		c.n.log.Error("store "+o.what, "err", err)
 	}
 }
