@@ -62,6 +62,10 @@ type commitLoop struct {
 	// late: blob files written inside the batch's transaction (rare: see
 	// storeChunk), fsynced before it commits.
 	late map[string]bool
+	// presence: the batch changed what this node's presence document
+	// shows without an event that says so (a peer's record); the document
+	// is rebuilt after the commit, so it sees it.
+	presence bool
 }
 
 // syncBeforeCommit has the blob file rel fsynced before the current batch
@@ -95,6 +99,10 @@ func (c *commitLoop) noteID(id string) {
 // wakeAfter wakes k's sender after the current batch commits. Call it only
 // from inside an op's fn.
 func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
+
+// presenceAfter marks the current batch as changing the presence document.
+// Call it only from inside an op's fn.
+func (c *commitLoop) presenceAfter() { c.presence = true }
 
 // batchEvent is an event of the current batch. Whether anyone hears of it
 // is decided when it is published, after the commit: a subscriber that
@@ -363,6 +371,7 @@ func (c *commitLoop) commit(batch []*op) {
 func (c *commitLoop) update(ops []*op) error {
 	clear(c.events)
 	c.events = c.events[:0]
+	c.presence = false
 	c.lastID = ""
 	return c.n.db.Update(func(tx *store.Tx) error {
 		clear(c.late)
@@ -403,7 +412,11 @@ func (c *commitLoop) after(err error) {
 			}
 			c.n.publish(e.Event)
 		}
+		if c.presence {
+			c.n.presenceChanged()
+		}
 	}
+	c.presence = false
 	for k := range c.wake {
 		c.n.wakeSender(k)
 	}
