@@ -22,26 +22,6 @@ type pending struct {
 // ErrNoApproval is returned by Decide for an unknown or already decided id.
 var ErrNoApproval = errors.New("peer: no such pending approval")
 
-// How many requests may wait for a person at once, from one peer and in
-// all. Each waits up to Config.ApprovalTimeout on a goroutine and holds its
-// request (up to a line, 1 MiB): without a bound a peer could send requests
-// until the node runs out of memory, and bury the person in prompts. A
-// request over the bound is refused at once (forbidden), unseen.
-//
-// Strangers (keys that are not known peers: see Node.knownPeer) have a
-// budget of their own inside the total: MaxPendingStrangers in all and
-// MaxPendingPerStranger each. Throwaway keys are free, so a per-key bound
-// alone does not stop a flood from taking every slot (8 keys × 8 requests
-// did, for 5 minutes); this way a stranger's flood leaves the other
-// MaxPendingTotal - MaxPendingStrangers slots to the peers the person
-// knows.
-const (
-	MaxPendingPerPeer     = 8
-	MaxPendingTotal       = 64
-	MaxPendingStrangers   = 16
-	MaxPendingPerStranger = 4
-)
-
 // decidedByExpiry is Decision.By when a request reached its exp while it
 // waited (docs/protocol/profile.md: the prompt is withdrawn, and the
 // request is answered as expired).
@@ -169,7 +149,7 @@ func (n *Node) Decide(id string, d Decision) error {
 	if d.By == "" {
 		d.By = "user"
 	}
-	if d.For < 0 || d.For > 30*24*time.Hour {
+	if d.For < 0 || d.For > MaxGrantTTL {
 		d.For = 0
 	}
 	p.done <- d

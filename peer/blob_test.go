@@ -385,7 +385,7 @@ func wantStored(t *testing.T, n *testNode, from, ref string, data []byte) {
 // reader wrote over bytes the blob holds (it could not tell: another
 // session, or a blob it forgot) leaves the blob's sum to the file, so a
 // duplicate with other bytes ends corrupt, not complete over a file that
-// differs from its sha256. The lines go straight to storeInbound, as the
+// differs from its sha256. The lines go straight to storeLine, as the
 // reader's commit would.
 func TestBlobDuplicateChunkWritten(t *testing.T) {
 	for _, same := range []bool{true, false} {
@@ -408,12 +408,12 @@ func TestBlobDuplicateChunkWritten(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = a.runCtx(context.Background(), func(tx *store.Tx) error {
-				var res inResult
-				if err := a.storeInbound(tx, s, f, nil, false, written, &res); err != nil {
+				in := &inLine{s: s, f: f, chunk: chunkIn{written: written}}
+				if err := a.storeLine(tx, in); err != nil {
 					return err
 				}
-				if res.badCode != "" {
-					t.Fatalf("%s: %s", res.badCode, res.badMsg)
+				if in.res.badCode != "" {
+					t.Fatalf("%s: %s", in.res.badCode, in.res.badMsg)
 				}
 				return nil
 			})

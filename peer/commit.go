@@ -1,14 +1,14 @@
 package peer
 
 import (
+	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
-
-// maxBatch bounds how many operations share one transaction.
-const maxBatch = 4096
 
 // op is one unit of work for the commit loop. pre runs before the
 // transaction (blob file writes); its sync names a blob file to fsync before
@@ -24,6 +24,8 @@ type op struct {
 	src     *session        // the session whose line this is (nil: this node's own work)
 	fn      func(tx *store.Tx) error
 	done    func(err error)
+	// what names an op nobody waits for (async): its failure is logged.
+	what string
 	// job, when set, replaces fn and done (one allocation per op on the
 	// hot paths instead of several closures).
 	job opJob
@@ -43,9 +45,6 @@ func (o *op) exec(tx *store.Tx) error {
 	return o.fn(tx)
 }
 
-// maxBatchBytes bounds the payload bytes one batch holds.
-const maxBatchBytes = 32 << 20
-
 // commitLoop groups operations from every session and API call into few
 // transactions: one fsync for everything that arrived together.
 type commitLoop struct {
@@ -58,13 +57,14 @@ type commitLoop struct {
 	// Used only on the loop's goroutine (inside op.fn): senders to wake and
 	// events to publish once the current batch commits.
 	wake   map[key.PublicKey]bool
-	events []Event
+	events []batchEvent
 	lastID string // newest id this node made in the batch (meta last_id)
 	// late: blob files written inside the batch's transaction (rare: see
 	// storeChunk), fsynced before it commits.
 	late map[string]bool
 	// presence: the batch changed what this node's presence document
-	// shows; the document is rebuilt after the commit, so it sees it.
+	// shows without an event that says so (a peer's record); the document
+	// is rebuilt after the commit, so it sees it.
 	presence bool
 }
 
@@ -88,10 +88,6 @@ func (c *commitLoop) syncLate() error {
 	return nil
 }
 
-// presenceAfter marks the current batch as changing the presence document.
-// Call it only from inside an op's fn.
-func (c *commitLoop) presenceAfter() { c.presence = true }
-
 // noteID records an id this node created inside an op's fn, so the newest
 // is stored once per batch and ids keep increasing across restarts.
 func (c *commitLoop) noteID(id string) {
@@ -104,23 +100,45 @@ func (c *commitLoop) noteID(id string) {
 // from inside an op's fn.
 func (c *commitLoop) wakeAfter(k key.PublicKey) { c.wake[k] = true }
 
+// presenceAfter marks the current batch as changing the presence document.
+// Call it only from inside an op's fn.
+func (c *commitLoop) presenceAfter() { c.presence = true }
+
+// batchEvent is an event of the current batch. Whether anyone hears of it
+// is decided when it is published, after the commit: a subscriber that
+// came while the batch was being stored did not find its lines in the
+// store, and must hear of them.
+type batchEvent struct {
+	Event
+	line outLine // an EventLine's line, made into Event.Line at publish time (seq 0: none)
+}
+
+// outLine is a line this node stored in one of its threads, for the
+// EventLine made of it after the commit.
+type outLine struct {
+	peer key.PublicKey
+	seq  uint64
+	raw  []byte
+	at   time.Time
+}
+
 // publishAfter publishes e after the current batch commits (dropped if the
 // batch fails). Call it only from inside an op's fn.
 func (c *commitLoop) publishAfter(e Event) {
-	if !c.n.hasSubscribers() {
-		// Nobody listens: only presence cares that something changed.
-		switch e.Type {
-		case EventLine, EventThread:
-			c.presence = true
-		}
-		return
-	}
-	c.events = append(c.events, e)
+	c.events = append(c.events, batchEvent{Event: e})
+}
+
+// lineAfter publishes the EventLine of a line this node stored in its
+// thread th with peer (an outbound line) after the current batch commits;
+// its LineInfo is made only if someone listens then. Call it only from
+// inside an op's fn.
+func (c *commitLoop) lineAfter(peer key.PublicKey, th string, seq uint64, raw []byte, at time.Time) {
+	c.events = append(c.events, batchEvent{Event: Event{Type: EventLine, Th: th}, line: outLine{peer: peer, seq: seq, raw: raw, at: at}})
 }
 
 func (c *commitLoop) init(n *Node) {
 	c.n = n
-	c.ops = make(chan *op, 8192)
+	c.ops = make(chan *op, commitQueue)
 	c.wake = map[key.PublicKey]bool{}
 }
 
@@ -139,6 +157,12 @@ func (c *commitLoop) submit(o *op) error {
 	}
 	c.ops <- o
 	return nil
+}
+
+// async submits fn without waiting for its commit; a failure is logged
+// as storing what. After stop the write is dropped with the node.
+func (c *commitLoop) async(what string, fn func(tx *store.Tx) error) {
+	_ = c.submit(&op{fn: fn, what: what}) // ErrClosed: the node is closing
 }
 
 // run submits o and waits for its commit.
@@ -162,23 +186,6 @@ func (c *commitLoop) stop() {
 	c.mu.Unlock()
 	c.wg.Wait()
 }
-
-// maxWaiting bounds the operations the loop takes off its channel ahead of
-// the batch it builds, so it can choose among the sources fairly: all of
-// them in practice, since sessions' lines are bounded by the in-flight
-// budget (about 49,000 lines at most) and this node's own operations by
-// the goroutines waiting for them; a line left in the channel behind a
-// flood would wait for the flood.
-const maxWaiting = 1 << 16
-
-// fairQuantum is how many operations of one source go into a batch before
-// the next source's turn, and fairShare the most one source puts into a
-// batch when others have operations waiting too: a batch is committed
-// whole, so a flood's part of it is what the others' lines wait for.
-const (
-	fairQuantum = 64
-	fairShare   = maxBatch / 8
-)
 
 func (c *commitLoop) loop() {
 	defer c.wg.Done()
@@ -313,7 +320,7 @@ func (c *commitLoop) commit(batch []*op) {
 		if o.pre != nil {
 			f, err := o.pre()
 			if err != nil {
-				o.finish(err)
+				c.finish(o, err)
 				continue
 			}
 			if f != "" {
@@ -330,7 +337,7 @@ func (c *commitLoop) commit(batch []*op) {
 	}
 	if syncErr != nil {
 		for _, o := range ready {
-			o.finish(syncErr)
+			c.finish(o, syncErr)
 		}
 		return
 	}
@@ -348,13 +355,13 @@ func (c *commitLoop) commit(batch []*op) {
 		for i, o := range ready {
 			err := c.update(ready[i : i+1])
 			c.after(err)
-			o.finish(err)
+			c.finish(o, err)
 		}
 		return
 	}
 	c.after(err)
 	for _, o := range ready {
-		o.finish(err)
+		c.finish(o, err)
 	}
 }
 
@@ -362,7 +369,9 @@ func (c *commitLoop) commit(batch []*op) {
 // files they wrote inside it (syncBeforeCommit), the newest id, then the
 // commit.
 func (c *commitLoop) update(ops []*op) error {
+	clear(c.events)
 	c.events = c.events[:0]
+	c.presence = false
 	c.lastID = ""
 	return c.n.db.Update(func(tx *store.Tx) error {
 		clear(c.late)
@@ -388,8 +397,20 @@ func (c *commitLoop) putLastID(tx *store.Tx) error {
 // after wakes senders and publishes events of a committed batch.
 func (c *commitLoop) after(err error) {
 	if err == nil {
-		for _, e := range c.events {
-			c.n.publish(e)
+		// Subscribers are counted now, after the commit (see batchEvent): one
+		// that comes later finds the batch's lines in the store. publish
+		// tells presence of a change even when nobody listens.
+		for i := range c.events {
+			e := &c.events[i]
+			if l := e.line; l.seq != 0 {
+				if !c.n.hasSubscribers() {
+					c.n.presenceChanged()
+					continue
+				}
+				e.Peer = l.peer.String()
+				e.Line = &LineInfo{Dir: "out", From: c.n.pubS, Line: json.RawMessage(l.raw), Seq: l.seq, Stored: wire.FormatTime(l.at)}
+			}
+			c.n.publish(e.Event)
 		}
 		if c.presence {
 			c.n.presenceChanged()
@@ -400,13 +421,18 @@ func (c *commitLoop) after(err error) {
 		c.n.wakeSender(k)
 	}
 	clear(c.wake)
+	clear(c.events) // drops the lines' bytes
 	c.events = c.events[:0]
 }
 
-func (o *op) finish(err error) {
-	if o.job != nil {
+// finish tells o's submitter how its commit went.
+func (c *commitLoop) finish(o *op, err error) {
+	switch {
+	case o.job != nil:
 		o.job.finish(err)
-	} else if o.done != nil {
+	case o.done != nil:
 		o.done(err)
+	case err != nil && o.what != "":
+		c.n.log.Error("store "+o.what, "err", err)
 	}
 }

@@ -37,12 +37,6 @@ type dialResult struct {
 	err  error
 }
 
-// Backoff bounds for redials.
-const (
-	minBackoff = 100 * time.Millisecond
-	maxBackoff = 30 * time.Second
-)
-
 // Connect dials addr and keeps the connection up (redialing with backoff,
 // also after a restart). It returns the peer's key once the first handshake
 // completes, or the first dial or handshake error.
@@ -134,7 +128,7 @@ func (n *Node) dialLoop(d *dialer) {
 	backoff := minBackoff
 	for n.ctx.Err() == nil {
 		attempt := d.begin()
-		ctx, cancel := context.WithTimeout(n.ctx, 15*time.Second)
+		ctx, cancel := context.WithTimeout(n.ctx, dialTimeout)
 		c, err := n.tm.Dial(ctx, d.addr)
 		cancel()
 		var s *session
@@ -158,7 +152,7 @@ func (n *Node) dialLoop(d *dialer) {
 			n.rememberDial(s.peer, d.addr)
 			started := time.Now()
 			s.run()
-			if time.Since(started) > 10*time.Second {
+			if time.Since(started) > stableSession {
 				backoff = minBackoff
 			}
 		}
@@ -180,7 +174,7 @@ func (n *Node) dialLoop(d *dialer) {
 // redials after a restart.
 func (n *Node) rememberDial(k key.PublicKey, addr string) {
 	now := n.now()
-	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+	n.commit.async("dialed address", func(tx *store.Tx) error {
 		p, ok := tx.Peer(k)
 		if !ok {
 			p = &store.Peer{Key: k.String(), FirstSeen: now, LastSeen: now}
@@ -190,5 +184,5 @@ func (n *Node) rememberDial(k key.PublicKey, addr string) {
 		}
 		p.Dialed = addr
 		return tx.PutPeer(p)
-	}})
+	})
 }

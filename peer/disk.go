@@ -14,52 +14,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Disk bounds. A peer's bytes are stored only within its quota and only
-// while the disk keeps a reserve free, so no peer, and no set of throwaway
-// keys, can fill the disk: this node's own sends (`awp send`, the tray)
-// can use the reserve, and other peers keep room when strangers are
-// refused. docs/protocol/choices.md "Bounds under attack".
-const (
-	// QuotaKnown is the most a known peer (knownPeer: trusted, dialed,
-	// added from an invite, introduced by a trusted key, or given a grant
-	// here) may have stored here: its lines plus the announced sizes of
-	// its blobs that are kept (Usage). Past it a blob is refused and a
-	// line answered too_large.
-	QuotaKnown = 256 << 30
-	// QuotaStranger is the same for any other key: anyone can make keys,
-	// so a stranger gets less.
-	QuotaStranger = 4 << 30
-
-	// No peer's bytes are stored while the free space would fall below
-	// MinFree or 1/MinFreeDiv of the file system, whichever is less: the
-	// line is answered rate_limited and comes again later.
-	MinFree    = 1 << 30
-	MinFreeDiv = 20
-	// A stranger's bytes need MinFreeStranger or 1/MinFreeStrangerDiv of
-	// the file system free, whichever is less: throwaway keys together
-	// cannot take the room known peers' lines need.
-	MinFreeStranger    = 16 << 30
-	MinFreeStrangerDiv = 5
-
-	// RetryRefused is the retry_ms of a line refused rate_limited (no room
-	// on the disk, or a line before it in its thread was not stored).
-	RetryRefused = 10 * time.Second
-
-	// IncompleteBlobAge: a received blob that got no chunk for this long
-	// is dropped (marked corrupt, "incomplete for too long", its file
-	// removed and its quota given back). IncompleteBlobAgeLowDisk is the
-	// age while the disk is below the reserve.
-	IncompleteBlobAge        = 72 * time.Hour
-	IncompleteBlobAgeLowDisk = time.Hour
-
-	// BlobFileIdle: a blob file no chunk was written to for this long is
-	// closed (store.MaxOpenBlobFiles bounds how many stay open at all).
-	BlobFileIdle = time.Minute
-	// sweepEvery is how often the node closes idle blob files and looks
-	// for incomplete blobs to expire.
-	sweepEvery = time.Minute
-)
-
 // Session tiers: what a peer may take of the node's bounds, fixed when
 // its session starts.
 const (
@@ -97,11 +51,6 @@ type diskState struct {
 	err   error
 	spent int64 // bytes admitted since the last check
 }
-
-const (
-	diskRecheck      = 100 * time.Millisecond
-	diskRecheckBytes = 8 << 20
-)
 
 // statfs returns the free (for an unprivileged user) and total bytes of
 // the file system holding dir.
@@ -245,11 +194,6 @@ func (s *session) gated(h *wire.Head) *refusal {
 	return &refusal{code: wire.CodeRateLimited, msg: "line " + g + " of this thread was not stored: send it again first", retry: RetryRefused}
 }
 
-// maxGates bounds the threads one session may have waiting for a line to
-// come again; past it the session is closed (the next one's resume
-// replays them all).
-const maxGates = 1024
-
 // gate notes that h's line was not stored (commit loop only).
 func (s *session) gate(h *wire.Head) {
 	if s.gates == nil {
@@ -296,14 +240,6 @@ func (n *Node) sweepLoop() {
 		}
 	}
 }
-
-// expireEvery is how often incomplete blobs are looked for.
-const expireEvery = 10 * time.Minute
-
-// orphanAge: a file in blobs/in that no kept blob owns is removed once it
-// is this old (younger ones may belong to a msg still on its way to its
-// commit, whose chunks are written first).
-const orphanAge = time.Hour
 
 // expireBlobs drops received blobs that got no chunk for
 // IncompleteBlobAge (IncompleteBlobAgeLowDisk while the disk is below its

@@ -21,7 +21,7 @@ type broker struct {
 // subscription ends or the node closes.
 func (n *Node) Subscribe(buf int) (<-chan Event, func()) {
 	if buf <= 0 {
-		buf = 256
+		buf = defaultEventBuffer
 	}
 	b := &n.events
 	ch := make(chan Event, buf)

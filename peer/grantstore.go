@@ -12,28 +12,12 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// This file holds the grants this node stores: the bbolt records (the
-// truth, keyed by grant.ID: the canonical form, docs/protocol/grants.md) and an index
-// of them in memory, by subject, that every request is checked against.
-// A grant is parsed and its signature verified once, when it is stored;
-// a request looks up the grants for its requester (and for the issuers it
-// must find introduce grants for) and verifies only the grants it carries.
-
-// MaxLooseGrants bounds the received grants kept that are neither from
-// this node, nor from a key it trusts, nor for this node from a peer it
-// knows (see knownPeer): say a grant from an introduced issuer, kept so a
-// later request need not attach it, or one a stranger signed for this
-// node. Such a grant is stored only while fewer than this many grants are
-// held. Anyone can sign grants with throwaway keys, so without a bound a
-// peer could grow the store and the index without end.
-const MaxLooseGrants = 4096
-
-// MaxGrantsPerLine bounds the grants one received line may have stored
-// (its grant parts, the grants its requests carry, an introduce line's
-// grant): each costs a signature check inside the commit loop, which
-// every peer's lines wait for. A real msg carries one or two; the rest of
-// a line over the bound is not stored (a request can still attach them).
-const MaxGrantsPerLine = 64
+// This file holds the grants this node stores: the bbolt records (the truth,
+// keyed by grant.ID: the canonical form, docs/protocol/grants.md) and an index
+// of them in memory, by subject, that every request is checked against. A grant
+// is parsed and its signature verified once, when it is stored; a request looks
+// up the grants for its requester (and for the issuers it must find introduce
+// grants for) and verifies only the grants it carries.
 
 // grantRoom is what one received line may still store: loose grants
 // (counted once, on its first loose grant; -1 until then) and grants in
@@ -305,31 +289,35 @@ func (r *grantRoom) take() bool {
 }
 
 // storeGrantRaw parses a received grant and stores it (storeGrant), if
-// the line has room for one more.
-func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time, room *grantRoom) {
+// the line has room for one more. A grant that does not parse is ignored;
+// the error is the store's.
+func (n *Node) storeGrantRaw(tx *store.Tx, raw json.RawMessage, now time.Time, room *grantRoom) error {
 	if len(raw) == 0 || string(raw) == "null" || !room.take() {
-		return
+		return nil
 	}
-	if g, err := grant.Parse(raw); err == nil {
-		n.storeGrant(tx, g, now, room)
+	g, err := grant.Parse(raw)
+	if err != nil {
+		return nil
 	}
+	return n.storeGrant(tx, g, now, room)
 }
 
 // storeGrant stores a received grant whose signature verifies and that has
 // not expired, under its identity, unless a record of it exists (a revoked
 // grant is not stored again, in any encoding); anything else is ignored,
 // and so is a loose grant (see MaxLooseGrants) when room is used up. The
-// caller has taken the line's room for it (grantRoom.take).
-func (n *Node) storeGrant(tx *store.Tx, g *grant.Grant, now time.Time, room *grantRoom) {
+// caller has taken the line's room for it (grantRoom.take). The error is
+// the store's.
+func (n *Node) storeGrant(tx *store.Tx, g *grant.Grant, now time.Time, room *grantRoom) error {
 	if g.Expired(now) {
-		return
+		return nil
 	}
 	id := g.ID()
 	if n.grants.isRevoked(id) {
-		return
+		return nil
 	}
 	if _, ok := tx.Grant(id); ok {
-		return // stored already (a revoked record too): a copy is not a new grant
+		return nil // stored already (a revoked record too): a copy is not a new grant
 	}
 	loose := !n.usableGrant(tx, g)
 	if loose {
@@ -337,21 +325,23 @@ func (n *Node) storeGrant(tx *store.Tx, g *grant.Grant, now time.Time, room *gra
 			room.loose = max(MaxLooseGrants-n.grants.size(now), 0)
 		}
 		if room.loose == 0 {
-			return // before the signature check: a flood costs no verifying
+			return nil // before the signature check: a flood costs no verifying
 		}
 	}
 	if g.Verify() != nil {
-		return
+		return nil
 	}
 	if loose {
 		room.loose--
 	}
 	issued := g.Iss == n.pub
-	if tx.PutGrant(&store.GrantRec{ID: id, Raw: g.Canonical(), Exp: g.Exp, Issued: issued, Stored: now}) == nil {
-		// Indexed at once: the grant verifies, so honoring it before its
-		// record commits (or if the commit fails) gives nothing away.
-		n.grants.add(g, issued)
+	if err := tx.PutGrant(&store.GrantRec{ID: id, Raw: g.Canonical(), Exp: g.Exp, Issued: issued, Stored: now}); err != nil {
+		return err
 	}
+	// Indexed at once: the grant verifies, so honoring it before its
+	// record commits (or if the commit fails) gives nothing away.
+	n.grants.add(g, issued)
+	return nil
 }
 
 // usableGrant reports whether g is one this node always keeps: issued by
@@ -463,8 +453,8 @@ func (n *Node) Grants() ([]GrantInfo, error) {
 	return out, err
 }
 
-// RevokeGrant stops honoring a stored grant on this node, in every
-// encoding (docs/protocol/grants.md): its record stays, marked revoked, so a copy
+// RevokeGrant stops honoring a stored grant on this node, in every encoding
+// (docs/protocol/grants.md): its record stays, marked revoked, so a copy
 // received later is not stored again; the signed grant itself cannot be
 // recalled.
 func (n *Node) RevokeGrant(id string) error {

@@ -39,10 +39,6 @@ type hsWriter struct {
 	done   chan error
 }
 
-// hsDirectMax is the largest line written directly (far below any socket
-// buffer, so the write cannot wait for the peer to read).
-const hsDirectMax = 8 << 10
-
 func newHSWriter(c net.Conn) *hsWriter {
 	h := &hsWriter{w: wire.NewWriter(c)}
 	switch c.(type) {
@@ -92,9 +88,9 @@ func (h *hsWriter) finish() error {
 	return err
 }
 
-// handshake runs SPEC §4 on c: hello, auth, resume. dialAddr is the address
-// dialed ("" for an accepted connection). On failure it sends the spec's
-// err line, closes c and returns a *HandshakeError or the I/O error.
+// handshake runs docs/protocol/handshake.md on c: hello, auth, resume. dialAddr
+// is the address dialed ("" for an accepted connection). On failure it sends
+// the spec's err line, closes c and returns a *HandshakeError or the I/O error.
 func (n *Node) handshake(c net.Conn, dialAddr string) (*session, error) {
 	return n.handshakeSlot(c, dialAddr, nil)
 }
@@ -105,8 +101,8 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 	start := time.Now()
 	deadline := start.Add(n.cfg.HandshakeTimeout)
 	_ = c.SetDeadline(deadline)
-	// The hello comes first and at once (SPEC §4): a connection that sends
-	// none holds its slot HelloTimeout at most.
+	// The hello comes first and at once (docs/protocol/handshake.md): a
+	// connection that sends none holds its slot HelloTimeout at most.
 	helloBy := start.Add(min(HelloTimeout, n.cfg.HandshakeTimeout))
 	_ = c.SetReadDeadline(helloBy)
 	r := wire.NewReader(c)
@@ -121,7 +117,7 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 	fail := func(code, msg, re string) error {
 		e := wire.NewErr(n.ids.New(), n.stamp(), code, msg, re, "")
 		if b, err := wire.Encode(e); err == nil {
-			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_ = c.SetWriteDeadline(time.Now().Add(goodbyeTimeout))
 			hw.send(b)
 		}
 		return &HandshakeError{Code: code, Msg: msg}
@@ -246,14 +242,14 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 		case *wire.Hello, *wire.Auth:
 			return nil, fail(wire.CodeBadFrame, "second "+f.Header().T, f.Header().ID)
 		default:
-			// Kept until the session runs: at most 64 lines and
+			// Kept until the session runs: at most maxEarlyLines lines and
 			// maxEarlyBytes (64 lines of 1 MiB in each of the handshakes
 			// in flight would be gigabytes).
 			earlyBytes += len(f.Header().Raw())
 			if c, ok := f.(*wire.Chunk); ok {
 				earlyBytes += len(c.Data)
 			}
-			if len(early) >= 64 || earlyBytes > maxEarlyBytes {
+			if len(early) >= maxEarlyLines || earlyBytes > maxEarlyBytes {
 				return nil, fail(wire.CodeBadFrame, "no resume after auth", "")
 			}
 			early = append(early, f)

@@ -32,7 +32,7 @@ type rawPeer struct {
 }
 
 // dialRaw connects to n's first listen address and reads the node's hello,
-// which the node sends at once without waiting (SPEC §4).
+// which the node sends at once without waiting (docs/protocol/handshake.md).
 func dialRaw(t testing.TB, n *testNode) *rawPeer {
 	t.Helper()
 	c, err := net.Dial("tcp", strings.TrimPrefix(n.addr(), "tcp://"))

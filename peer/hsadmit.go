@@ -12,34 +12,18 @@ import (
 
 // Handshake admission. Every accepted connection gets a goroutine and a
 // file descriptor until its handshake ends, and opening one costs the other
-// side nothing (no key, no signature): SPEC §4 lets it sit there for 10
-// seconds. Bounding the connections in their handshake by blocking the
-// accept loop (as this node once did) let 300 idle connections shut
-// everyone else out. So the accept loop never waits: when the slots are
-// full, or one source already holds its share, a connection gives its slot
-// to the new one (it is closed): one that has not sent its hello before one
-// that has, one that has not authenticated before one that has, and of
-// those the one that has waited longest. A legitimate peer sends its hello
-// at once (SPEC §4) and completes its handshake in a few round trips, so
-// it is never first in line for long, and a flood evicts its own idle
-// connections.
-const (
-	// MaxHandshakes is how many accepted connections may be in their
-	// handshake at once (goroutines and descriptors held before anyone
-	// authenticated).
-	MaxHandshakes = 64
-	// MaxHandshakesPerSource is how many of them may come from one
-	// source: one IPv4 address, one IPv6 /64 (what one host is usually
-	// given), one tunnel peer. One host cannot take more than a quarter of
-	// the slots, so one that reconnects as fast as it can only evicts its
-	// own connections.
-	MaxHandshakesPerSource = 16
-	// HelloTimeout is how long an accepted connection may take to send its
-	// hello. SPEC §4 has each side send hello at once on connect, so a
-	// peer needs one trip; the rest of the 10 seconds is for auth and
-	// resume.
-	HelloTimeout = 5 * time.Second
-)
+// side nothing (no key, no signature): the handshake may take
+// defaultHandshakeTimeout. Bounding the connections in their handshake by
+// blocking the accept loop (as this node once did) let 300 idle
+// connections shut everyone else out. So the accept loop never waits: when
+// the slots are full (MaxHandshakes), or one source already holds its
+// share (MaxHandshakesPerSource), a connection gives its slot to the new
+// one (it is closed): one that has not sent its hello before one that has,
+// one that has not authenticated before one that has, and of those the one
+// that has waited longest. A legitimate peer sends its hello at once
+// (docs/protocol/handshake.md) and completes its handshake in a few round
+// trips, so it is never first in line for long, and a flood evicts its own
+// idle connections.
 
 // hsSlot is one accepted connection in its handshake.
 type hsSlot struct {
@@ -65,10 +49,6 @@ type hsAdmit struct {
 	evictions uint64    // connections closed to make room, in all
 	lastWarn  time.Time // of the "slots full" warning (one a minute)
 }
-
-// hsWarnEvery spaces the warning that connections are being evicted, so a
-// flood cannot flood the log.
-const hsWarnEvery = time.Minute
 
 // admit takes a slot for c, closing the connection that has waited longest
 // (of c's source when that source is at its share) when none is free. It

@@ -21,7 +21,7 @@ func openFDs() int {
 }
 
 // handshakeAsPeer connects to n as a peer does: its hello goes out at once
-// (SPEC §4), then auth and resume.
+// (docs/protocol/handshake.md), then auth and resume.
 func handshakeAsPeer(b testing.TB, n *testNode) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(n.addr(), "tcp://"))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// InvitePrefix starts every invite (NOTES §3).
+// InvitePrefix starts every invite (docs/protocol/addresses.md).
 const InvitePrefix = "awp:"
 
 // ErrBadInvite is returned for an invite that does not parse.
@@ -81,7 +81,7 @@ func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 		if c.About != "" {
 			p.About = wire.Clip(c.About, MaxPeerAbout)
 		}
-		p.Invited = true // the person chose this key (NOTES §4)
+		p.Invited = true // the person chose this key (docs/protocol/bindings.md)
 		return tx.PutPeer(p)
 	})
 	if err != nil {

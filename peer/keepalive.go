@@ -16,14 +16,13 @@ import (
 // its connection (a crash behind NAT, a dropped tunnel) would otherwise keep
 // its session, and the dialer would never redial. This node sends an
 // unknown-type line {"t":"keepalive"} after KeepaliveInterval without
-// sending anything (peers ignore unknown types, SPEC §2), announces the
-// "keepalive" cap, and drops a session whose peer also announces it but has
-// sent nothing for KeepaliveTimeout.
-const (
-	TypeKeepalive            = "keepalive"
-	defaultKeepaliveInterval = 30 * time.Second
-	defaultKeepaliveTimeout  = 100 * time.Second
-)
+// sending anything (peers ignore unknown types, docs/protocol/framing.md),
+// announces the "keepalive" cap, and drops a session whose peer also
+// announces it but has sent nothing for KeepaliveTimeout
+// (defaultKeepaliveInterval and defaultKeepaliveTimeout, constants.go).
+
+// TypeKeepalive is the keepalive line's type, and the cap that announces it.
+const TypeKeepalive = "keepalive"
 
 func (n *Node) keepaliveLoop() {
 	defer n.wg.Done()
@@ -73,20 +72,11 @@ var errSilent error = silentError{}
 // {"t":"keepalive","ping":ID} to a peer that announces capPing, which
 // answers {"t":"keepalive","pong":ID} at once; any line received after the
 // ping also proves the session alive (a busy one's pong may wait behind
-// data). No sign of life within probeTimeout: the session is dead.
-const (
-	capPing = "ping"
-	// probeTimeout is how long a probed session has to show it is alive:
-	// many round trips on any link people use, and short enough that a
-	// peer back from a restart is connected again within 3 s.
-	probeTimeout = 2 * time.Second
-	// pongBurst and pongEvery bound the pongs one session sends: a few at
-	// once (probes from both sides, for several reasons, can meet), then
-	// one per pongEvery, so a peer that floods pings (and does not read)
-	// cannot grow the queue ahead of content faster than that.
-	pongBurst = 4
-	pongEvery = 100 * time.Millisecond
-)
+// data). No sign of life within probeTimeout: the session is dead (the
+// timings, and pongBurst and pongEvery, are in constants.go).
+
+// capPing announces that this node answers pings.
+const capPing = "ping"
 
 // errStale closes a session that failed a probe.
 var errStale = errors.New("peer: the connection is dead (no answer to a probe): the peer lost it")
@@ -154,7 +144,7 @@ func (n *Node) onKeepalive(s *session, raw []byte) {
 		}
 		s.pingMu.Unlock()
 	}
-	if k.Ping != "" && len(k.Ping) <= 64 {
+	if k.Ping != "" && len(k.Ping) <= maxPingID {
 		if !s.pongs.take(time.Now()) {
 			return
 		}

@@ -17,17 +17,11 @@ import (
 //
 //	{"t":"listen","id":…,"ts":…,"listen":["tc…"]}
 //
-// An unknown type to other peers (ignored, SPEC §2). A node keeps what a
-// peer sent it this way apart from the peer's hello addresses
-// (store.Peer.PrivateListen), shows it only to its own person (the local
-// API) and passes it on to no one.
+// An unknown type to other peers (ignored, docs/protocol/framing.md). A node
+// keeps what a peer sent it this way apart from the peer's hello addresses
+// (store.Peer.PrivateListen), shows it only to its own person (the local API)
+// and passes it on to no one.
 const typeListen = "listen"
-
-// maxListenLines is how many listen lines of one session are taken in; a
-// peer sends one when the session starts and one each time its person
-// trusts this node again, so more are a flood (each stored one costs a
-// commit).
-const maxListenLines = 8
 
 // secretAddr reports whether a listen address must not leave this node
 // before authentication: a tailcat token.
@@ -115,12 +109,12 @@ func (n *Node) onListen(s *session, raw []byte) {
 		return
 	}
 	now := n.now()
-	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+	n.commit.async("peer's private addresses", func(tx *store.Tx) error {
 		p, ok := tx.Peer(s.peer)
 		if !ok {
 			p = &store.Peer{Key: s.peerS, FirstSeen: now, LastSeen: now}
 		}
 		p.PrivateListen = addrs
 		return tx.PutPeer(p)
-	}})
+	})
 }

@@ -4,62 +4,10 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
-
-// Memory bounds of authenticated sessions. Each is a named constant with
-// its reason; together (MemoryBound) they cap what peers can make this
-// node hold, whatever they send and however many keys they make.
-// docs/protocol/choices.md "Bounds under attack".
-const (
-	// MaxSessions bounds the authenticated sessions at once, and
-	// MaxStrangerSessions those of keys that are neither trusted nor
-	// dialed by this node: throwaway keys cannot take the room of known
-	// peers. One more is refused with not_allowed after its handshake.
-	MaxSessions         = 256
-	MaxStrangerSessions = 192
-
-	// MaxLineBufs bounds the sessions holding a long-line buffer
-	// (wire.ReadBufMax, 2 MiB, and a chunk decode buffer) at once, and
-	// MaxStrangerLineBufs those of strangers. A line longer than the
-	// reader's 64 KiB buffer waits for one (the peer is slowed by TCP).
-	// Each session holding a partial 1 MiB line used to keep 2 MiB, and
-	// sessions were unlimited (300 of them: +630 MB).
-	MaxLineBufs         = 32
-	MaxStrangerLineBufs = 16
-	// LongLineTimeout: a session holding a long-line buffer must finish a
-	// line within this long of its previous one; one that is idle gives
-	// the buffer back then, one in the middle of a line is closed.
-	LongLineTimeout = 60 * time.Second
-
-	// maxErrQueue bounds the err lines waiting for a session's writer: a
-	// peer that provokes errors and does not read them is closed past it
-	// (its queue grew to 1 GB in 60 s).
-	maxErrQueue = 256 << 10
-	// maxPendingAcks bounds the threads with an ack waiting for a
-	// session's writer; past it the peer is not reading and is closed (the
-	// next session's resume tells it what is stored).
-	maxPendingAcks = 4096
-	// writeShared bounds the content lines queued for all sessions'
-	// writers together beyond writeFloor each: a session whose peer reads
-	// slowly keeps its own writeLimit only while the node is under this.
-	writeShared = 64 << 20
-	writeFloor  = 64 << 10
-	// maxEarlyBytes bounds the lines kept between a peer's auth and its
-	// resume (handshake.go; also at most 64 lines).
-	maxEarlyBytes = 2 << 20
-)
-
-// Per-session memory a peer can make this node hold, beyond the shared
-// budgets above: the reader's small buffer (wire: 64 KiB, doubled once to
-// 128 KiB before a long line needs the budget), the writer's buffer (64
-// KiB), err lines (maxErrQueue), pending acks (maxPendingAcks × ~128 B),
-// content queued within writeFloor (beyond it, content counts in
-// writeShared), goroutine stacks and bookkeeping (~64 KiB).
-const perSession = 128<<10 + 64<<10 + maxErrQueue + maxPendingAcks*128 + writeFloor + 64<<10
 
 // lineBufCost is what one long-line slot holds: the reader's large buffer
 // and the chunk buffer the reader decodes into.
@@ -78,13 +26,54 @@ func MemoryBound() int64 {
 		presence.MaxTableBytes
 }
 
-// NodeMemoryBudget is the stated total MemoryBound stays under
-// (TestMemoryBoundStated): what no peer, and no set of throwaway keys, can
-// grow this node's memory past through sessions, lines, queues and
-// presence (beyond the node's own working memory and the warm buffers).
-// Handshakes before authentication and requests waiting for approval have
-// their own bounds (handshake slots, MaxPendingTotal).
-const NodeMemoryBudget = 512 << 20
+// budget is a counting semaphore of bytes. One holder may exceed the limit
+// alone, so a single large line always gets through. Waiters are served in
+// the order they came (a session whose lines were just committed queues
+// behind the others again), so one peer's flood cannot keep another
+// peer's reader waiting for the budget.
+type budget struct {
+	mu      sync.Mutex // guards the fields below
+	used    int
+	max     int
+	waiters []*budgetWaiter
+}
+
+type budgetWaiter struct {
+	n     int
+	ready chan struct{}
+}
+
+func (b *budget) acquire(n int) {
+	b.mu.Lock()
+	if len(b.waiters) == 0 && (b.used == 0 || b.used+n <= b.max) {
+		b.used += n
+		b.mu.Unlock()
+		return
+	}
+	w := &budgetWaiter{n: n, ready: make(chan struct{})}
+	b.waiters = append(b.waiters, w)
+	b.mu.Unlock()
+	<-w.ready
+}
+
+func (b *budget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	for len(b.waiters) > 0 {
+		w := b.waiters[0]
+		if b.used > 0 && b.used+w.n > b.max {
+			break
+		}
+		b.used += w.n
+		b.waiters[0] = nil
+		b.waiters = b.waiters[1:]
+		close(w.ready)
+	}
+	if len(b.waiters) == 0 {
+		b.waiters = nil
+	}
+	b.mu.Unlock()
+}
 
 // lineBufSlots lends the long-line slots (MaxLineBufs).
 type lineBufSlots struct {

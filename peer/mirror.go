@@ -46,8 +46,8 @@ func (n *Node) MirrorHosts() []string {
 	return out
 }
 
-// SetMirrorHosts replaces the mirror hosts (NOTES §2): every content line
-// of my threads is mirrored to each of them from now on.
+// SetMirrorHosts replaces the mirror hosts (docs/protocol/mirror.md): every
+// content line of my threads is mirrored to each of them from now on.
 func (n *Node) SetMirrorHosts(hosts []string) error {
 	var ks []key.PublicKey
 	var strs []string
@@ -135,9 +135,10 @@ func (n *Node) withdrawMirrors(tx *store.Tx, tk store.ThreadKey) error {
 	return nil
 }
 
-// storeMirror stores a mirrored line (or a withdraw) from sharer s.peer.
-func (n *Node) storeMirror(tx *store.Tx, s *session, m *wire.Mirror, res *inResult) error {
-	now := n.now()
+// storeMirror stores a mirrored line (or a withdraw) from its sharer,
+// in.s's peer (lineHandlers).
+func (n *Node) storeMirror(tx *store.Tx, in *inLine, m *wire.Mirror) error {
+	s, res, now := in.s, &in.res, in.now
 	tk := store.ThreadKey{NS: store.NSMirrored, Peer: s.peer, Th: m.Th}
 	if m.Withdraw {
 		if err := tx.DeleteThread(tk); err != nil {
@@ -146,18 +147,17 @@ func (n *Node) storeMirror(tx *store.Tx, s *session, m *wire.Mirror, res *inResu
 		t, _ := tx.EnsureThread(tk, now)
 		t.Withdrawn = true
 		tx.Touch(tk)
-		res.thread = true
 		n.commit.publishAfter(Event{Type: EventThread, Peer: s.peerS, Th: m.Th})
 		return nil
 	}
 	of, err := key.ParsePublic(m.Of)
 	if err != nil {
-		res.badCode, res.badMsg = wire.CodeBadRequest, "mirror needs of"
+		res.bad(wire.CodeBadRequest, "mirror needs of")
 		return nil
 	}
 	orig, err := wire.Decode(m.Line)
 	if err != nil {
-		res.badCode, res.badMsg = wire.CodeBadRequest, "mirror line does not decode: "+err.Error()
+		res.bad(wire.CodeBadRequest, "mirror line does not decode: "+err.Error())
 		return nil
 	}
 	t, _ := tx.EnsureThread(tk, now)
@@ -191,13 +191,13 @@ func (n *Node) storeMirror(tx *store.Tx, s *session, m *wire.Mirror, res *inResu
 	}
 	tx.Touch(tk)
 	res.line = &LineInfo{Dir: m.Dir, From: from.String(), Line: m.Line, Seq: seq, MirroredFrom: s.peerS, Stored: wire.FormatTime(now)}
-	res.thread = true
 	return nil
 }
 
-// storePrivate handles the other party's request to stop mirroring th.
-func (n *Node) storePrivate(tx *store.Tx, s *session, p *wire.Private, res *inResult) error {
-	now := n.now()
+// storePrivate stores the other party's request to stop mirroring its
+// thread with this node for good (lineHandlers).
+func (n *Node) storePrivate(tx *store.Tx, in *inLine, p *wire.Private) error {
+	s, now := in.s, in.now
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: s.peer, Th: p.Th}
 	t, _ := tx.EnsureThread(tk, now)
 	seq, err := tx.AppendLine(tk, store.Line{Dir: store.DirIn, From: s.peer, Stored: now, Raw: p.Raw()})
@@ -213,8 +213,7 @@ func (n *Node) storePrivate(tx *store.Tx, s *session, p *wire.Private, res *inRe
 			return err
 		}
 	}
-	res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
-	res.thread = true
+	in.res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
 	return nil
 }
 
@@ -246,9 +245,9 @@ func (n *Node) SetMirror(th string, on bool) error {
 }
 
 // SetPrivate asks the other party of my thread th to stop mirroring it
-// (NOTES §2): a private line goes to that party. It also stops this node's
-// own mirroring of th (withdrawn from my hosts). from must be "": a thread
-// mirrored to me has no party of mine to ask.
+// (docs/protocol/mirror.md): a private line goes to that party. It also stops
+// this node's own mirroring of th (withdrawn from my hosts). from must be "": a
+// thread mirrored to me has no party of mine to ask.
 func (n *Node) SetPrivate(th, from string) (SendResult, error) {
 	if from != "" {
 		return SendResult{}, fmt.Errorf("peer: private: %s is mirrored to me by %s; private goes to the other party of one of my own threads", th, from)

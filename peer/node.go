@@ -54,10 +54,11 @@ type Config struct {
 
 	// Caps overrides the capabilities announced in hello (tests).
 	Caps []string
-	// HandshakeTimeout overrides SPEC §4's 10 seconds (tests).
+	// HandshakeTimeout overrides docs/protocol/handshake.md's 10 seconds
+	// (tests).
 	HandshakeTimeout time.Duration
-	// MirrorTo are the hosts this node mirrors its threads to (NOTES §2);
-	// nil keeps the stored setting.
+	// MirrorTo are the hosts this node mirrors its threads to
+	// (docs/protocol/mirror.md); nil keeps the stored setting.
 	MirrorTo []string
 	// Presence is what this node publishes: full, peers or none. ""
 	// keeps the person's stored choice (SetPresenceDetail), else
@@ -65,7 +66,8 @@ type Config struct {
 	Presence string
 	// Harness and Model describe the agent software in presence.
 	Harness, Model string
-	// PresenceDebounce and PresenceHeartbeat override NOTES §1's 2 s and 60 s (tests).
+	// PresenceDebounce and PresenceHeartbeat override
+	// docs/protocol/presence.md's 2 s and 60 s (tests).
 	PresenceDebounce, PresenceHeartbeat time.Duration
 
 	// KeepaliveInterval and KeepaliveTimeout override keepalive.go's 30 s
@@ -179,10 +181,10 @@ func New(cfg Config) (*Node, error) {
 		cfg.Name = defaultName()
 	}
 	if cfg.ApprovalTimeout == 0 {
-		cfg.ApprovalTimeout = 5 * time.Minute
+		cfg.ApprovalTimeout = defaultApprovalTimeout
 	}
 	if cfg.HandshakeTimeout == 0 {
-		cfg.HandshakeTimeout = 10 * time.Second
+		cfg.HandshakeTimeout = defaultHandshakeTimeout
 	}
 	switch cfg.Presence {
 	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
@@ -338,8 +340,8 @@ func (n *Node) Start() error {
 			if p.Dialed != "" {
 				dials = append(dials, p.Dialed)
 			}
-			// Only keys the person chose reach this node over wg, also
-			// after a restart (NOTES §4): not every key ever stored.
+			// Only keys the person chose reach this node over wg, also after a
+			// restart (docs/protocol/bindings.md): not every key ever stored.
 			if k, err := key.ParsePublic(p.Key); err == nil && known(p) {
 				n.tm.AllowKey(k)
 				if a := wgListenOf(k, p); a != "" && p.Dialed == "" {
@@ -400,7 +402,7 @@ func (n *Node) ListenAddrs() []string {
 
 func (n *Node) acceptLoop(l transport.Listener) {
 	defer n.wg.Done()
-	backoff := 5 * time.Millisecond
+	backoff := acceptBackoffMin
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -413,10 +415,10 @@ func (n *Node) acceptLoop(l transport.Listener) {
 			case <-n.ctx.Done():
 				return
 			}
-			backoff = min(backoff*2, time.Second)
+			backoff = min(backoff*2, acceptBackoffMax)
 			continue
 		}
-		backoff = 5 * time.Millisecond
+		backoff = acceptBackoffMin
 		// Never wait for a slot here: a full table makes room (hsadmit.go).
 		slot, evicted := n.hs.admit(c, time.Now())
 		if evicted {

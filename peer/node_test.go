@@ -178,10 +178,10 @@ func TestConnectNewAddresses(t *testing.T) {
 
 // TestResumeSeenIsAnAck: lines the peer durably received but whose ack never
 // came (the connection broke first, or this node was killed before the ack
-// committed) are acked by the peer's next resume, which lists the last id
-// it holds per thread (SPEC §7). They were skipped in the replay but stayed
-// unacked, and queued, for good when no later line in their thread
-// brought a cumulative ack (a TestCrashSender run found 8 such lines).
+// committed) are acked by the peer's next resume, which lists the last id it
+// holds per thread (docs/protocol/acks-and-resume.md). They were skipped in the
+// replay but stayed unacked, and queued, for good when no later line in their
+// thread brought a cumulative ack (a TestCrashSender run found 8 such lines).
 func TestResumeSeenIsAnAck(t *testing.T) {
 	a := newTestNode(t, "a")
 	p := dialRaw(t, a)

@@ -10,9 +10,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// sendBatch is how many outbox entries the sender reads per transaction.
-const sendBatch = 512
-
 // sendLoop walks the peer's outbox in order: first the replay the peer's
 // resume asks for, then whatever is queued later, so nothing new overtakes
 // the replay and per-thread order holds.
@@ -21,7 +18,7 @@ func (s *session) sendLoop() {
 	// Lines received before the resume (tolerated) are handled first.
 	var rx rxBlobs
 	for _, f := range s.early {
-		s.handle(f, nil, &rx)
+		s.dispatch(f, nil, &rx)
 	}
 	s.early = nil
 	seen := map[string]string{}
@@ -68,8 +65,9 @@ func (s *session) sendLoop() {
 		for _, o := range outs {
 			cursor = o.Seq
 			if id, ok := seen[o.Th]; ok && strings.ToUpper(o.ID) <= id {
-				// The peer holds it durably (SPEC §7): its resume acks the
-				// thread up to there, as the ack that never came would have.
+				// The peer holds it durably (docs/protocol/acks-and-resume.md):
+				// its resume acks the thread up to there, as the ack that never
+				// came would have.
 				if !acked[o.Th] {
 					acked[o.Th] = true
 					s.onAck(wire.NewAck(o.Th, s.resume.Seen[o.Th]))
@@ -106,30 +104,22 @@ func (s *session) sendLoop() {
 		}
 		if len(drop) > 0 {
 			peer := s.peer
-			_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+			n.commit.async("outbox drop", func(tx *store.Tx) error {
 				for _, o := range drop {
 					if err := tx.DropOutbox(peer, o); err != nil {
 						return err
 					}
 				}
 				return nil
-			}})
+			})
 		}
 	}
 }
 
-// Retry delays for a line the peer answered rate_limited or internal: its
-// retry_ms within these bounds, retryDefault without one.
-const (
-	retryMin     = 100 * time.Millisecond
-	retryMax     = time.Minute
-	retryDefault = time.Second
-)
-
-// onRefused handles an err answering a line this node sent: rate_limited
-// and internal say the line was not stored (docs/protocol/framing.md), so the sender goes
-// back to it after retry_ms, in this session; the next handshake's resume
-// would do it too, but a session may last for days.
+// onRefused handles an err answering a line this node sent: rate_limited and
+// internal say the line was not stored (docs/protocol/framing.md), so the
+// sender goes back to it after retry_ms, in this session; the next handshake's
+// resume would do it too, but a session may last for days.
 func (s *session) onRefused(e *wire.Err) {
 	if e.Re == "" || e.Th == "" || e.Code != wire.CodeRateLimited && e.Code != wire.CodeInternal {
 		return
@@ -178,10 +168,6 @@ func (s *session) takeRewind() uint64 {
 // keeps what a session's write queue holds, across collections.
 var lineBufs = bufpool.New(wire.MaxLine, maxLineBufs, bufIdle)
 
-// maxLineBufs is how many chunk lines' buffers are kept: twice what a
-// write queue holds, and room for the lines being built and written.
-const maxLineBufs = 2*writeLimit/wire.MaxLine + 8
-
 func getLineBuf() []byte { return lineBufs.Get()[:0] }
 
 // putLineBuf returns b to the pool when it is one of its buffers.
@@ -201,7 +187,7 @@ func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line [
 		if err != nil {
 			return nil, err
 		}
-		if len(files) > 8 {
+		if len(files) > maxSendFiles {
 			data.wait() // its reader may be one of these
 			for k, old := range files {
 				old.Close()
@@ -221,12 +207,7 @@ func (n *Node) chunkLine(files map[string]*store.BlobReader, o store.Out, line [
 	return line, nil
 }
 
-// readAheadSize is how much of a blob file one read takes (several chunks:
-// the staged copy is read around the page cache, and fewer, larger reads
-// keep the disk busy on a busy machine; see store.CopySync).
-const readAheadSize = 8 << 20
-
-var readAheadBufs = bufpool.New(readAheadSize, 8, bufIdle)
+var readAheadBufs = bufpool.New(readAheadSize, readAheadKept, bufIdle)
 
 // readAhead holds the bytes last read from a blob file, and reads the
 // window after it in the background while the session encodes and sends

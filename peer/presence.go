@@ -122,15 +122,6 @@ func (n *Node) presenceLoop() {
 	}
 }
 
-// Bounds on this node's own document, so it stays well under
-// presence.MaxDocBytes (about 1000 × 200 B of peers and 50 × 600 B of
-// threads) whatever peers named themselves or their threads.
-const (
-	maxDocPeers     = 1000
-	docNameBytes    = 128 // a peer's name, a state
-	docSubjectBytes = 256 // a thread's subject
-)
-
 // buildDoc assembles this node's document from its state.
 func (n *Node) buildDoc(detail string) presence.Doc {
 	now := n.now()
@@ -173,8 +164,8 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 			return true
 		})
 		sort.Slice(ths, func(i, j int) bool { return ths[i].Updated > ths[j].Updated })
-		if len(ths) > 50 {
-			ths = ths[:50]
+		if len(ths) > maxDocThreads {
+			ths = ths[:maxDocThreads]
 		}
 		d.Threads = ths
 		return nil
@@ -243,7 +234,7 @@ func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, do
 	}
 	k := presKey(origin, seq)
 	n.pres.mu.Lock()
-	if n.pres.sent == nil || len(n.pres.sent) > 10000 {
+	if n.pres.sent == nil || len(n.pres.sent) > maxSentCounts {
 		n.pres.sent = map[string]int{}
 	}
 	n.pres.sent[k] += sent

@@ -9,34 +9,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Requests found in received msgs (profile requests and grant requests)
-// are bounded three ways, so that a peer, or many throwaway keys, cannot
-// turn one cheap line into unbounded work:
-const (
-	// MaxRequestsPerMsg is how many request parts of one msg are handled.
-	// A msg carrying more gets one `err too_large` (re the msg) for the
-	// rest, which are not handled: answers to a msg's requests all carry
-	// the msg's id, so a requester cannot tell more apart anyway, and
-	// `awp request` sends one per msg.
-	MaxRequestsPerMsg = 8
-
-	// RequestWorkers is how many requests are checked (expiry, grants)
-	// at once. The check is short (the grant index is in memory); what
-	// waits (for a person, for a command) does so after it, bounded by
-	// the approval slots and the runner's limits.
-	RequestWorkers = 4
-
-	// MaxQueuedRequests and MaxQueuedPerPeer bound the requests waiting
-	// for a worker, in all and from one peer. Workers take the peers'
-	// queues in turn, so a peer with many queued requests delays another
-	// peer's by at most one check per waiting peer. A request over either
-	// bound is answered at once as busy: a result with "error" (a profile
-	// request; docs/protocol/profile.md: a request that cannot run still gets a result)
-	// or a grant-denied (a grant request).
-	MaxQueuedRequests = 1024
-	MaxQueuedPerPeer  = 64
-)
-
 // reqJob is one request part of a received msg, on its way to a worker.
 type reqJob struct {
 	s        *session

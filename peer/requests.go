@@ -12,19 +12,18 @@ import (
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
-	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Mime types of grant requests and their answers (NOTES §5).
+// Mime types of grant requests and their answers (docs/protocol/grants.md).
 const (
 	MimeGrant        = grant.Mime
 	MimeGrantRequest = "application/vnd.awp.grant-request+json"
 	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
 )
 
-// GrantRequest is the data of a grant request (NOTES §5). On is nil when
-// the request has no "on", and non-nil (maybe empty) when it has one.
+// GrantRequest is the data of a grant request (docs/protocol/grants.md). On is
+// nil when the request has no "on", and non-nil (maybe empty) when it has one.
 type GrantRequest struct {
 	Caps   []string `json:"caps"`
 	Sub    string   `json:"sub,omitempty"`
@@ -32,15 +31,6 @@ type GrantRequest struct {
 	TTL    int64    `json:"ttl,omitempty"`
 	Reason string   `json:"reason,omitempty"`
 }
-
-// Grant requests: the lifetime of the grant issued when a request has no
-// "ttl" (or 0), and the longest one may ask for. A request asking for
-// more (or a negative ttl) is invalid and denied unseen: the person
-// approves what the prompt shows, which is what is issued.
-const (
-	DefaultGrantTTL = time.Hour
-	MaxGrantTTL     = 30 * 24 * time.Hour
-)
 
 // answer is what a request this node sent got back.
 type answer struct {
@@ -59,63 +49,6 @@ type waiter struct {
 
 // requestWaiters maps the id of a request this node sent to its waiter.
 type requestWaiters map[string]*waiter
-
-// inspectMsg looks at a received msg for grants, grant requests, profile
-// requests and answers to this node's own requests. Requests go to the
-// worker pool once the msg is committed (res.after).
-func (n *Node) inspectMsg(tx *store.Tx, s *session, m *wire.Msg, res *inResult) {
-	now := n.now()
-	var jobs []*reqJob
-	over := 0
-	room := newGrantRoom()
-	for _, p := range m.DecodeParts() {
-		if p.K != wire.PartData {
-			continue
-		}
-		isReq := p.Mime == MimeGrantRequest || profile.Cap(p.Mime) != ""
-		if isReq && len(jobs) == MaxRequestsPerMsg {
-			over++
-			continue
-		}
-		switch {
-		case p.Mime == MimeGrant:
-			n.storeGrantRaw(tx, p.Data, now, room)
-			if m.Re != "" {
-				n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
-			}
-		case p.Mime == MimeGrantDenied && m.Re != "":
-			n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
-		case p.Mime == MimeGrantRequest:
-			jobs = append(jobs, &reqJob{s: s, m: m, mime: p.Mime, data: p.Data})
-		case profile.Cap(p.Mime) != "":
-			j := &reqJob{s: s, m: m, mime: p.Mime, data: p.Data}
-			// Grants attached to a request are stored like any other,
-			// and handed to the check parsed.
-			j.attached, j.attErr = grant.Attached(p.Data)
-			for _, g := range j.attached {
-				if room.take() {
-					n.storeGrant(tx, g, now, room)
-				}
-			}
-			jobs = append(jobs, j)
-		case isResultMime(p.Mime) && m.Re != "":
-			n.deliverAnswer(s.peer, m.Re, answer{mime: p.Mime, data: p.Data})
-		}
-	}
-	if len(jobs) == 0 && over == 0 {
-		return
-	}
-	res.after = func() {
-		if over > 0 {
-			s.sendErr(wire.CodeTooLarge, fmt.Sprintf("%d more requests in this msg were not handled: at most %d requests per msg", over, MaxRequestsPerMsg), m.ID, m.Th)
-		}
-		for _, j := range jobs {
-			if !n.reqs.push(j) {
-				n.goTracked(func() { n.answerBusy(j) })
-			}
-		}
-	}
-}
 
 // goTracked runs f on a goroutine that Close waits for.
 func (n *Node) goTracked(f func()) {
@@ -273,9 +206,9 @@ func (n *Node) runProfile(s *session, m *wire.Msg, mime string, data json.RawMes
 		return
 	case errors.Is(err, profile.ErrBusy), errors.Is(err, profile.ErrNoRoot):
 		// A granted request that fails gets a result with "error"
-		// (docs/protocol/profile.md). Not err rate_limited or internal: those say the
-		// line was not stored and will be sent again (SPEC §8), and this
-		// line was stored and acked.
+		// (docs/protocol/profile.md). Not err rate_limited or internal: those
+		// say the line was not stored and will be sent again
+		// (docs/protocol/framing.md), and this line was stored and acked.
 		if errors.Is(err, profile.ErrNoRoot) {
 			n.log.Error("profile request", "err", err)
 		}
@@ -339,14 +272,14 @@ type parsedGrantRequest struct {
 	ttl time.Duration
 }
 
-// parseGrantRequest reads a grant request's data strictly (docs/protocol/grants.md):
-// the person approves exactly what they see, or the request is refused.
-// caps a non-empty array of non-empty strings; sub (if present) a key;
-// on (if present) an array of keys (one that is not a key makes the
-// request invalid: it is not dropped, which would widen the grant; an
-// empty array stays empty: honored nowhere, unlike no "on"); ttl (if
-// present) whole seconds up to MaxGrantTTL; reason a string. From is the
-// requester (the default sub).
+// parseGrantRequest reads a grant request's data strictly
+// (docs/protocol/grants.md): the person approves exactly what they see, or the
+// request is refused. caps a non-empty array of non-empty strings; sub (if
+// present) a key; on (if present) an array of keys (one that is not a key makes
+// the request invalid: it is not dropped, which would widen the grant; an empty
+// array stays empty: honored nowhere, unlike no "on"); ttl (if present) whole
+// seconds up to MaxGrantTTL; reason a string. From is the requester (the
+// default sub).
 func parseGrantRequest(data json.RawMessage, from key.PublicKey) (*parsedGrantRequest, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil || m == nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/awp-tray/awp-tray/internal/bufpool"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -21,9 +20,6 @@ var chunkBufSize = base64.StdEncoding.DecodedLen(base64.StdEncoding.EncodedLen(w
 // into it). It keeps up to twice what the in-flight budget can hold, across
 // collections, until unused for a while.
 var chunkBufs = bufpool.New(chunkBufSize, 2*maxInflight/chunkBufSize, bufIdle)
-
-// bufIdle is how long unused pooled chunk and line buffers are kept.
-const bufIdle = 10 * time.Second
 
 func getChunkBuf() []byte { return chunkBufs.Get() }
 
@@ -54,10 +50,6 @@ type chunkWorker struct {
 	// hashed chunks ends.
 	next map[string]hashTail
 }
-
-// rxWriters is how many goroutines write one session's chunks: more than
-// one keeps the disk busy while a direct write waits.
-const rxWriters = 2
 
 type hashTail struct {
 	off   int64
@@ -91,17 +83,14 @@ type hashJob struct {
 	hashed      chan struct{}
 }
 
-// maxHashTails bounds the blobs whose chains a worker remembers.
-const maxHashTails = 64
-
 // submit queues c to be written to file and hashed; rec is the blob record
 // the reader read (nil: none yet) when looked, else nothing was read (the
 // reader knows the chunk follows one it handed on). Only the reader
 // goroutine calls it.
 func (h *chunkWorker) submit(file string, c *wire.Chunk, rec *store.Blob, looked bool) *hashJob {
 	if h.writes == nil {
-		h.writes = make(chan *hashJob, 64)
-		h.hashes = make(chan *hashJob, 64)
+		h.writes = make(chan *hashJob, rxQueue)
+		h.hashes = make(chan *hashJob, rxQueue)
 		h.next = map[string]hashTail{}
 		for range rxWriters {
 			h.wg.Go(h.writeLoop)
@@ -134,9 +123,6 @@ func (h *chunkWorker) stop() {
 		h.wg.Wait()
 	}
 }
-
-// maxWriteRun bounds the bytes one write system call takes from the queue.
-const maxWriteRun = 8 << 20
 
 // writeLoop writes queued chunks; chunks already waiting that continue the
 // one it took in the same file go with it in one write (store.WriteBlobRun).

@@ -122,36 +122,6 @@ func (j *sendJob) run(tx *store.Tx) error {
 
 func (j *sendJob) finish(err error) { j.done <- err }
 
-// SetState queues a state line in an existing thread of mine.
-func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult, error) {
-	if state == "" {
-		return SendResult{}, errors.New("peer: state: empty state")
-	}
-	var res SendResult
-	err := n.runCtx(ctx, func(tx *store.Tx) error {
-		tk, ok := n.ownThread(tx, th)
-		if !ok {
-			return fmt.Errorf("%w: %s", ErrNoThread, th)
-		}
-		now := n.now()
-		st := &wire.State{State: state, Note: note}
-		st.T, st.ID, st.TS, st.Th = wire.TypeState, n.ids.New(), wire.FormatTime(now), th
-		raw, err := wire.Encode(st)
-		if err != nil {
-			return err
-		}
-		if _, err := n.appendOut(tx, tk.Peer, th, st.ID, raw, now, func(t *store.Thread) { t.Mine = state }); err != nil {
-			return err
-		}
-		res = SendResult{ID: st.ID, Th: th}
-		return nil
-	})
-	if err != nil {
-		return SendResult{}, wrapOp("state", err)
-	}
-	return res, nil
-}
-
 // ownThread finds my thread with id th (with whichever peer it is).
 func (n *Node) ownThread(tx *store.Tx, th string) (store.ThreadKey, bool) {
 	for _, tk := range tx.FindThreads(th) {
@@ -188,12 +158,7 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		return 0, err
 	}
 	n.commit.wakeAfter(to)
-	if n.hasSubscribers() {
-		n.commit.publishAfter(Event{Type: EventLine, Peer: to.String(), Th: th,
-			Line: &LineInfo{Dir: "out", From: n.pubS, Line: json.RawMessage(raw), Seq: seq, Stored: wire.FormatTime(now)}})
-	} else {
-		n.commit.presenceAfter()
-	}
+	n.commit.lineAfter(to, th, seq, raw, now)
 	return seq, nil
 }
 

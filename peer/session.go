@@ -14,12 +14,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// writeLimit bounds the bytes queued for one session's writer.
-const writeLimit = 4 << 20
-
-// writeTimeout is how long one flush may take before the session is dropped.
-const writeTimeout = 2 * time.Minute
-
 // session is one authenticated connection to a peer. Its writer goroutine
 // alone writes to the connection; its reader hands content to the commit
 // loop; its sender walks the outbox.
@@ -66,18 +60,6 @@ type session struct {
 	closeOnce sync.Once
 }
 
-// A peer's name and about line as this node keeps and shows them: cut to
-// these many bytes (SPEC sets no bound, and a hello may hold 1 MiB of them,
-// which every peer list, event and prompt would carry). Of its listen
-// addresses it keeps the first MaxPeerListen, each at most MaxAddrLen
-// bytes (a longer one is dropped, not cut: a cut address is wrong).
-const (
-	MaxPeerName   = 256
-	MaxPeerAbout  = 1024
-	MaxPeerListen = 16
-	MaxAddrLen    = 512
-)
-
 // boundHello applies those bounds to a verified hello.
 func boundHello(h *wire.Hello) {
 	h.Name, h.About = wire.Clip(h.Name, MaxPeerName), wire.Clip(h.About, MaxPeerAbout)
@@ -115,7 +97,7 @@ func (s *session) run() {
 	if err := n.register(s); err != nil {
 		if errors.Is(err, errTooMany) {
 			// Not running yet: the refusal is written here, then closed.
-			_ = s.c.SetWriteDeadline(time.Now().Add(time.Second))
+			_ = s.c.SetWriteDeadline(time.Now().Add(goodbyeTimeout))
 			w := wire.NewWriter(s.c)
 			if w.WriteFrame(wire.NewErr(n.ids.New(), n.stamp(), wire.CodeNotAllowed, "too many peers connected here; try again later", "", "")) == nil {
 				_ = w.Flush()
@@ -182,34 +164,6 @@ func (s *session) sendErrRetry(code, msg, re, th string, retry time.Duration) {
 			s.close(errErrQueueFull)
 		}
 	}
-}
-
-// queueAck records that th is stored up to id; the writer sends one ack
-// per thread with the newest id (coalescing).
-func (s *session) queueAck(th, id string) {
-	s.ackMu.Lock()
-	_, had := s.acks[th]
-	full := !had && len(s.acks) >= maxPendingAcks
-	if !full {
-		s.acks[th] = id
-	}
-	s.ackMu.Unlock()
-	if full {
-		s.close(errAcksFull)
-		return
-	}
-	s.wq.wake()
-}
-
-func (s *session) takeAcks() map[string]string {
-	s.ackMu.Lock()
-	defer s.ackMu.Unlock()
-	if len(s.acks) == 0 {
-		return nil
-	}
-	a := s.acks
-	s.acks = map[string]string{}
-	return a
 }
 
 func (s *session) writeLoop() {
@@ -324,7 +278,7 @@ func (q *writeQueue) pushLine(l qline) error {
 		q.mu.Unlock()
 		select {
 		case <-freed:
-		case <-time.After(50 * time.Millisecond): // and look at closed again
+		case <-time.After(sharedRecheck): // and look at closed again
 		}
 		q.mu.Lock()
 	}
@@ -479,8 +433,9 @@ func (n *Node) register(s *session) error {
 			old.close(errors.New("replaced by a newer connection"))
 		}
 		if s.dialAddr != "" {
-			// A key this node dialed may reach it over wg (NOTES §4); one
-			// that merely connected here may not.
+			// A key this node dialed may reach it over wg
+			// (docs/protocol/bindings.md); one that merely connected here may
+			// not.
 			n.tm.AllowKey(s.peer)
 		}
 		return nil
@@ -540,10 +495,6 @@ func (n *Node) sessionFor(k key.PublicKey) *session {
 	return n.sessions[k]
 }
 
-// lastSeenEvery is how stale a peer's stored last_seen may get before a
-// new session with it rewrites the record (when nothing else changed).
-const lastSeenEvery = time.Minute
-
 // notePeer records what the hello said about the peer (asynchronously).
 func (n *Node) notePeer(s *session) {
 	now := n.now()
@@ -565,7 +516,7 @@ func (n *Node) notePeer(s *session) {
 	if skip {
 		return // a reconnect within the minute: nothing worth a write
 	}
-	_ = n.commit.submit(&op{fn: func(tx *store.Tx) error {
+	n.commit.async("peer record", func(tx *store.Tx) error {
 		p, ok := tx.Peer(s.peer)
 		if unchanged(p, ok) {
 			return nil
@@ -587,7 +538,7 @@ func (n *Node) notePeer(s *session) {
 			p.WGEndpoint = ep
 		}
 		return tx.PutPeer(p)
-	}})
+	})
 }
 
 // outSignal returns the channel that wakes the sender for peer k.

@@ -11,12 +11,11 @@ import (
 	"github.com/awp-tray/awp-tray/peer/transport/wg"
 )
 
-// known reports whether the person chose p's key: trusted it, added its
-// invite, or dialed it (NOTES §4). These keys, and only these, are
-// configured in WireGuard (before and after a restart: the reasons are
-// stored) and pass `--accept known`. A key this node only heard of (an
-// introduce line, a presence document, a grant) or that merely connected
-// here is not known.
+// known reports whether the person chose p's key: trusted it, added its invite,
+// or dialed it (docs/protocol/bindings.md). These keys, and only these, are
+// configured in WireGuard (before and after a restart: the reasons are stored)
+// and pass `--accept known`. A key this node only heard of (an introduce line,
+// a presence document, a grant) or that merely connected here is not known.
 func known(p *store.Peer) bool {
 	return p != nil && (p.Trusted || p.Invited || p.Dialed != "")
 }

@@ -35,13 +35,13 @@ func unreachableOverWG(t *testing.T, when string, from, to *testNode) {
 	}
 }
 
-// TestHostileIntroducedKeysWG (issue 18 item 6): WireGuard on b answers
-// only keys b's person chose (trusted, dialed, invited; NOTES §4). A
-// stranger m that connects over tcp (b accepts any key there) and
-// introduces its accomplice x gets neither itself nor x configured: not
-// before a restart, not after it, and under --accept known neither is
-// "known". Trusting x, or adding m's invite, configures them, and that
-// survives a restart; untrusting removes x and ends its tunnel session.
+// TestHostileIntroducedKeysWG (issue 18 item 6): WireGuard on b answers only
+// keys b's person chose (trusted, dialed, invited; docs/protocol/bindings.md).
+// A stranger m that connects over tcp (b accepts any key there) and introduces
+// its accomplice x gets neither itself nor x configured: not before a restart,
+// not after it, and under --accept known neither is "known". Trusting x, or
+// adding m's invite, configures them, and that survives a restart; untrusting
+// removes x and ends its tunnel session.
 func TestHostileIntroducedKeysWG(t *testing.T) {
 	wgTCP := func(c *Config) { c.Listen = []string{"tcp://127.0.0.1:0", "wg://127.0.0.1:0"} }
 	b := newTestNode(t, "b", wgTCP)

@@ -1,0 +1,52 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// A state line declares where its sender stands in a thread ("working",
+// "done"…: docs/protocol/messages.md). The thread's record keeps each
+// side's last one: Theirs from received lines, Mine from this node's.
+
+// storeState stores a received state line (lineHandlers).
+func (n *Node) storeState(tx *store.Tx, in *inLine, st *wire.State) error {
+	return n.storeInThread(tx, in, func(t *store.Thread) error {
+		t.Theirs = st.State
+		return nil
+	})
+}
+
+// SetState queues a state line in an existing thread of mine.
+func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult, error) {
+	if state == "" {
+		return SendResult{}, errors.New("peer: state: empty state")
+	}
+	var res SendResult
+	err := n.runCtx(ctx, func(tx *store.Tx) error {
+		tk, ok := n.ownThread(tx, th)
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrNoThread, th)
+		}
+		now := n.now()
+		st := &wire.State{State: state, Note: note}
+		st.T, st.ID, st.TS, st.Th = wire.TypeState, n.ids.New(), wire.FormatTime(now), th
+		raw, err := wire.Encode(st)
+		if err != nil {
+			return err
+		}
+		if _, err := n.appendOut(tx, tk.Peer, th, st.ID, raw, now, func(t *store.Thread) { t.Mine = state }); err != nil {
+			return err
+		}
+		res = SendResult{ID: st.ID, Th: th}
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, wrapOp("state", err)
+	}
+	return res, nil
+}
