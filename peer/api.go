@@ -163,6 +163,15 @@ type ApprovalRequest struct {
 	Stranger bool `json:"stranger,omitempty"`
 }
 
+// ApprovalRecord is a request that no longer waits: how it ended, by whom
+// and when (Node.ApprovalHistory). Request.Detail is dropped when it is
+// longer than MaxHistoryDetail.
+type ApprovalRecord struct {
+	Request  ApprovalRequest `json:"request"`
+	Decision Decision        `json:"decision"`
+	At       string          `json:"at"` // RFC 3339: when it was decided, timed out or refused
+}
+
 // Decision answers an ApprovalRequest. Allow with For == 0 allows once;
 // Allow with For > 0 also issues a signed grant valid for that long.
 type Decision struct {

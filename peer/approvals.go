@@ -63,7 +63,9 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 	if full := n.pendingFullLocked(req.From, req.Stranger); full != "" {
 		n.mu.Unlock()
 		n.log.Warn("request refused unseen", "peer", req.From, "caps", req.Caps, "stranger", req.Stranger, "why", full)
-		return Decision{Allow: false, By: "limit", Reason: full}
+		d := Decision{Allow: false, By: "limit", Reason: full}
+		n.remember(req, d)
+		return d
 	}
 	n.approvals[req.ID] = p
 	n.mu.Unlock()
@@ -94,8 +96,47 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 			}
 		}
 	}
+	n.remember(req, d)
 	n.publish(Event{Type: EventApprovalDone, Peer: req.From, Th: req.Th, Approval: &req, Decision: &d})
 	return d
+}
+
+// How much of what was decided the node keeps for the Approvals window's
+// history (Node.ApprovalHistory), in memory: the newest MaxApprovalHistory
+// records, each request's data only up to MaxHistoryDetail bytes (a
+// request may carry a 1 MiB line; 100 of them would be 100 MiB). A record
+// is a few hundred bytes besides, so the history stays under 1 MiB.
+const (
+	MaxApprovalHistory = 100
+	MaxHistoryDetail   = 4 << 10
+)
+
+// remember adds a decided request to the history.
+func (n *Node) remember(req ApprovalRequest, d Decision) {
+	if len(req.Detail) > MaxHistoryDetail {
+		req.Detail = nil
+	}
+	r := ApprovalRecord{Request: req, Decision: d, At: wire.FormatTime(n.now())}
+	n.mu.Lock()
+	if len(n.history) >= MaxApprovalHistory {
+		n.history = slices.Delete(n.history, 0, len(n.history)-MaxApprovalHistory+1)
+	}
+	n.history = append(n.history, r)
+	n.mu.Unlock()
+}
+
+// ApprovalHistory lists the requests decided since the node started,
+// newest first: allowed or denied (by whom), timed out, expired, or
+// refused unseen because too many were waiting. It is kept in memory, at
+// most MaxApprovalHistory records.
+func (n *Node) ApprovalHistory() []ApprovalRecord {
+	n.mu.Lock()
+	out := make([]ApprovalRecord, len(n.history))
+	for i, r := range n.history {
+		out[len(out)-1-i] = r
+	}
+	n.mu.Unlock()
+	return out
 }
 
 // pendingFullLocked says why a request from peer k (a stranger or not)

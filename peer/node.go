@@ -154,6 +154,7 @@ type Node struct {
 	listeners []transport.Listener
 	outSig    map[key.PublicKey]chan struct{}
 	approvals map[string]*pending
+	history   []ApprovalRecord // decided requests, oldest first, at most MaxApprovalHistory
 	waiters   requestWaiters
 	doneCh    chan struct{}
 

@@ -67,6 +67,9 @@ type Backend interface {
 	Pending() []peer.ApprovalRequest
 	// Decide answers a pending request.
 	Decide(id string, d peer.Decision) error
+	// ApprovalHistory lists the requests decided since the node started,
+	// newest first (allowed, denied, timed out, refused unseen).
+	ApprovalHistory() []peer.ApprovalRecord
 	// Grant signs a grant of caps to to, valid for ttl (only on the peers
 	// in on when it is not empty), stores it, sends it to to in a msg and
 	// returns the grant object.

@@ -163,6 +163,14 @@ func (c *Client) Pending(ctx context.Context) ([]peer.ApprovalRequest, error) {
 	return nonNil(res), err
 }
 
+// ApprovalHistory lists the requests decided since the node started,
+// newest first.
+func (c *Client) ApprovalHistory(ctx context.Context) ([]peer.ApprovalRecord, error) {
+	res := []peer.ApprovalRecord{}
+	err := c.call(ctx, "approval history", http.MethodGet, "/v0/pending/history", nil, nil, &res)
+	return nonNil(res), err
+}
+
 // Decide answers the pending request id.
 func (c *Client) Decide(ctx context.Context, id string, d peer.Decision) error {
 	return c.call(ctx, "decide", http.MethodPost, "/v0/decide", nil, decideRequest{ID: id, Decision: d}, nil)

@@ -21,6 +21,7 @@
 //	GET  /v0/blob?from=&ref=        → the bytes; header Awp-Blob holds BlobInfo as JSON
 //	GET  /v0/watch?buf=             → NDJSON: one Event per line, flushed per event
 //	GET  /v0/pending                → [ApprovalRequest]
+//	GET  /v0/pending/history        → [ApprovalRecord] (decided since the node started, newest first)
 //	POST /v0/decide  {id,decision}  → {}
 //	POST /v0/grant   {to,caps,ttl,on,note} → the grant object (ttl: a Go duration)
 //	GET  /v0/grants                 → [GrantInfo]

@@ -202,6 +202,10 @@ func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, nonNil(s.Backend.Pending()))
 }
 
+func (s *Server) handleApprovalHistory(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, nonNil(s.Backend.ApprovalHistory()))
+}
+
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	var req decideRequest
 	if !s.decode(w, r, &req) {

@@ -223,6 +223,18 @@ func (r *Remote) Pending() []peer.ApprovalRequest {
 	return ps
 }
 
+// ApprovalHistory implements Backend; a failure is logged and lists
+// nothing.
+func (r *Remote) ApprovalHistory() []peer.ApprovalRecord {
+	ctx, cancel := r.call()
+	defer cancel()
+	hs, err := r.c.ApprovalHistory(ctx)
+	if err != nil {
+		r.log.Warn("approval history", "err", err)
+	}
+	return hs
+}
+
 // Decide implements Backend.
 func (r *Remote) Decide(id string, d peer.Decision) error {
 	ctx, cancel := r.call()

@@ -118,6 +118,13 @@ func TestRemoteIsTheBackend(t *testing.T) {
 	if err := r.Decide("ap1", d); err != nil || f.Decisions["ap1"] != d {
 		t.Errorf("Decide: %v (%+v)", err, f.Decisions)
 	}
+	if hs := r.ApprovalHistory(); hs == nil || len(hs) != 0 {
+		t.Errorf("empty ApprovalHistory = %#v, want an empty list", hs)
+	}
+	f.History = []peer.ApprovalRecord{{Request: f.PendingList[0], Decision: d, At: "2026-12-01T15:04:05.000Z"}}
+	if hs := r.ApprovalHistory(); !reflect.DeepEqual(hs, f.History) {
+		t.Errorf("ApprovalHistory = %+v", hs)
+	}
 	f.GrantRaw = json.RawMessage(`{"caps":["exec"]}`)
 	if g, err := r.Grant(ctx, other.String(), []string{"exec"}, 90*time.Minute, nil, "n"); err != nil || string(g) != string(f.GrantRaw) || f.Granted[0].TTL != 90*time.Minute {
 		t.Errorf("Grant = %s, %v (%+v)", g, err, f.Granted)

@@ -115,6 +115,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /v0/blob", s.handleBlob)
 	handle("GET /v0/watch", s.handleWatch)
 	handle("GET /v0/pending", s.handlePending)
+	handle("GET /v0/pending/history", s.handleApprovalHistory)
 	handle("POST /v0/decide", s.handleDecide)
 	handle("POST /v0/grant", s.handleGrant)
 	handle("GET /v0/grants", s.handleGrants)

@@ -44,6 +44,7 @@ type Fake struct {
 	BlobList    []peer.BlobInfo
 	BlobData    map[string][]byte // keyed by from + "|" + ref
 	PendingList []peer.ApprovalRequest
+	History     []peer.ApprovalRecord // what ApprovalHistory returns
 
 	// Err, when set, is returned by every method that returns an error.
 	Err error
@@ -345,6 +346,13 @@ func (f *Fake) Pending() []peer.ApprovalRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.PendingList
+}
+
+// ApprovalHistory implements localapi.Backend.
+func (f *Fake) ApprovalHistory() []peer.ApprovalRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.History
 }
 
 // Decide implements localapi.Backend.
