@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
-	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -79,9 +78,18 @@ type approvalsWindow struct {
 	armed   bool      // armDelay has passed since shownAt
 	gen     int       // counts changes; a timer of an older one does nothing
 
+	why       *widget.Label // the node's reason for asking
+	countdown *widget.Label // time left to answer the request shown
+	ticking   bool          // a countdown tick is scheduled
+
 	grantList *widget.List
 	grants    []peer.GrantInfo // issued by me, newest expiry first
 	noGrants  *widget.Label
+
+	histList  *widget.List
+	history   []peer.ApprovalRecord // decided since the node started, newest first
+	noHistory *widget.Label
+	tabs      *container.AppTabs
 }
 
 // GrantLine is an issued grant's row text in the Approvals window: to
@@ -102,7 +110,13 @@ func GrantLine(g peer.GrantInfo, name func(string) string, loc *time.Location) s
 	if len(gr.On) > 0 {
 		var on []string
 		for _, k := range gr.On {
-			on = append(on, render.ShortKey(k.String()))
+			if k == gr.Iss {
+				on = append(on, "this peer") // I issued it: on my key
+			} else if name != nil {
+				on = append(on, name(k.String()))
+			} else {
+				on = append(on, render.ShortKey(k.String()))
+			}
 		}
 		s += " on " + strings.Join(on, ", ")
 	}
@@ -115,9 +129,34 @@ func GrantLine(g peer.GrantInfo, name func(string) string, loc *time.Location) s
 		s += " · until " + gr.Exp.In(loc).Format("2006-01-02 15:04")
 	}
 	if gr.Note != "" {
-		s += " · " + gr.Note
+		s += " · " + grantNote(gr.Note)
 	}
 	return s
+}
+
+// grantNote is a grant's note as the window shows it: grants approved
+// before durations were written in words say "approved for 1h0m0s",
+// which reads "approved for 1 hour" here.
+func grantNote(note string) string {
+	const approved = "approved for "
+	if rest, ok := strings.CutPrefix(note, approved); ok {
+		if d, err := time.ParseDuration(rest); err == nil && d > 0 {
+			return approved + render.Duration(d)
+		}
+	}
+	return note
+}
+
+// setHistory shows what became of the requests decided since the node
+// started, newest first. UI goroutine.
+func (w *approvalsWindow) setHistory(h []peer.ApprovalRecord) {
+	w.history = h
+	if len(h) == 0 {
+		w.noHistory.Show()
+	} else {
+		w.noHistory.Hide()
+	}
+	w.histList.Refresh()
 }
 
 // setGrants shows the grants this node issued. UI goroutine.
@@ -256,7 +295,12 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	w.grantsNote.TextStyle = fyne.TextStyle{Italic: true}
 	w.empty = widget.NewLabel("")
 	w.empty.Wrapping = fyne.TextWrapWord
-	w.detail = container.NewBorder(w.title, container.NewVBox(w.buttons, w.grantsNote), nil, nil, w.scroll)
+	w.why = widget.NewLabel("")
+	w.why.Wrapping = fyne.TextWrapWord
+	w.why.Importance = widget.LowImportance
+	w.countdown = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.countdown.Importance = widget.WarningImportance
+	w.detail = container.NewBorder(container.NewVBox(w.title, w.why), container.NewVBox(w.countdown, w.buttons, w.grantsNote), nil, nil, w.scroll)
 	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
 	split.Offset = 0.3
 
@@ -285,9 +329,28 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	)
 	w.noGrants = widget.NewLabel("You have not issued any grant.")
 	w.noGrants.Importance = widget.LowImportance
-	grants := container.NewBorder(widget.NewLabelWithStyle("Grants I issued", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
-		container.NewStack(w.noGrants, w.grantList))
-	outer := container.NewVSplit(split, grants)
+	grants := container.NewStack(w.noGrants, w.grantList)
+
+	w.histList = widget.NewList(
+		func() int { return len(w.history) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= 0 && id < len(w.history) {
+				o.(*widget.Label).SetText(render.HistoryLine(w.history[id], w.clock.Now(), nil))
+			}
+		},
+	)
+	w.histList.OnSelected = func(id widget.ListItemID) { w.histList.Unselect(id) }
+	w.noHistory = widget.NewLabel("No request has been decided since AWP started.")
+	w.noHistory.Importance = widget.LowImportance
+	w.tabs = container.NewAppTabs(
+		container.NewTabItem("Decided", container.NewStack(w.noHistory, w.histList)),
+		container.NewTabItem("Grants I issued", grants))
+	outer := container.NewVSplit(split, w.tabs)
 	outer.Offset = 0.7
 	w.w.SetContent(outer)
 	w.w.Resize(fyne.NewSize(860, 620))
@@ -318,7 +381,10 @@ func (w *approvalsWindow) pathCheck() render.PathCheck {
 func (w *approvalsWindow) rowText(r peer.ApprovalRequest) string {
 	t := render.ApprovalTitle(r)
 	if w.decided[r.ID] {
-		t += " · answered"
+		return t + " · answered"
+	}
+	if dl, ok := render.ParseTime(r.Deadline); ok {
+		t += " · " + render.Countdown(dl, w.clock.Now())
 	}
 	return t
 }
@@ -439,6 +505,8 @@ func (w *approvalsWindow) render() {
 	id := req.ID
 	d := render.DescribeApproval(*req, w.self(), w.pathCheck())
 	w.title.SetText(d.Title)
+	w.why.SetText(d.Why)
+	w.showCountdown()
 	var objs []fyne.CanvasObject
 	for _, f := range d.Fields {
 		l := widget.NewLabelWithStyle(f.Label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
@@ -468,8 +536,8 @@ func (w *approvalsWindow) render() {
 		dec := c.Decision
 		dec.By = "user"
 		b := widget.NewButton(c.Label, func() { w.choose(id, dec) })
-		if c.Label == render.Deny {
-			b.Importance = widget.DangerImportance
+		if c.Primary {
+			b.Importance = widget.HighImportance // Deny stays neutral: it is the safe answer
 		}
 		if done || !w.armed || (unread && dec.Allow) {
 			b.Disable()
@@ -491,6 +559,29 @@ func (w *approvalsWindow) render() {
 	w.empty.Hide()
 	w.detail.Show()
 	w.detail.Refresh() // lay out the new rows and buttons now
+}
+
+// showCountdown shows how long is left to answer the request in the pane,
+// and keeps a tick going while any request waits (the list's rows count
+// down too). UI goroutine.
+func (w *approvalsWindow) showCountdown() {
+	req := w.find(w.cur)
+	if req == nil {
+		w.countdown.SetText("")
+	} else if dl, ok := render.ParseTime(req.Deadline); ok {
+		w.countdown.SetText(render.Countdown(dl, w.clock.Now()) + " to answer: then it is denied")
+	} else {
+		w.countdown.SetText("")
+	}
+	if w.ticking || len(w.pending) == 0 {
+		return
+	}
+	w.ticking = true
+	w.clock.AfterFunc(time.Second, func() {
+		w.ticking = false
+		w.list.Refresh()
+		w.showCountdown()
+	})
 }
 
 // emptyText is what the pane says when no request is shown.
@@ -582,7 +673,7 @@ func (w *approvalsWindow) decide(id string, d peer.Decision) {
 	if d.Allow {
 		what = "Allowed once"
 		if d.For > 0 {
-			what = "Allowed for " + visible.Duration(d.For)
+			what = "Allowed for " + render.Duration(d.For)
 		}
 	}
 	w.note = what + ": " + render.ApprovalTitle(*req) + "."

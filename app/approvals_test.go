@@ -204,9 +204,9 @@ func wantChoices(r peer.ApprovalRequest) map[string]peer.Decision {
 	asked := time.Duration(r.TTL) * time.Second
 	switch {
 	case r.TTL == 86400:
-		m["Allow for 24 h as asked"] = peer.Decision{Allow: true, For: asked, By: "user"}
+		m["Allow for 1 day as asked"] = peer.Decision{Allow: true, For: asked, By: "user"}
 	case r.TTL == 600:
-		m["Allow for 10 min as asked"] = peer.Decision{Allow: true, For: asked, By: "user"}
+		m["Allow for 10 minutes as asked"] = peer.Decision{Allow: true, For: asked, By: "user"}
 	case r.TTL == 3600:
 		m["Allow for 1 hour as asked"] = peer.Decision{Allow: true, For: asked, By: "user"}
 	}
@@ -647,9 +647,9 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 	want := map[string]string{"who": r.From, "capability": strings.Join(r.Caps, ", ")}
 	switch {
 	case r.Kind == peer.ApprovalGrantRequest:
-		want["for how long"] = map[int64]string{0: "not said (1 hour if allowed)", 600: "10 min", 3600: "1 hour", 86400: "24 h",
+		want["for how long"] = map[int64]string{0: "not said (1 hour if allowed)", 600: "10 minutes", 3600: "1 hour", 86400: "1 day",
 			40 * 86400: "40 days (more than the 30 days this peer signs: 1 hour if allowed)"}[r.TTL]
-		want["reason"] = r.Reason
+		want[render.FieldTheirReason] = r.Reason
 	case d.Cmd != "":
 		want["command"] = d.Cmd
 	case r.Caps[0] == "fs:write":
@@ -713,7 +713,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 	for i, tc := range []struct {
 		label string
 		exp   time.Time
-	}{{"Allow for 1 hour", now.Add(time.Hour)}, {"Allow for 24 h as asked", now.Add(24 * time.Hour)}} {
+	}{{"Allow for 1 hour", now.Add(time.Hour)}, {"Allow for 1 day as asked", now.Add(24 * time.Hour)}} {
 		ask()
 		na.pump(t, "the grant request in the pane", func() bool { return na.approvals != nil && na.approvals.cur != "" })
 		w := na.approvals
@@ -721,7 +721,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 		for _, b := range w.choices {
 			labels = append(labels, b.Text)
 		}
-		if strings.Join(labels, "|") != "Allow for 24 h as asked|Allow for 1 hour|Deny" {
+		if strings.Join(labels, "|") != "Allow for 1 day as asked|Allow for 1 hour|Deny" {
 			t.Fatalf("buttons %q", labels)
 		}
 		w.looked()

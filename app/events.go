@@ -116,6 +116,7 @@ func (a *App) apply(w work) {
 		peers   []peer.PeerInfo
 		docs    []peer.PresenceInfo
 		grants  []peer.GrantInfo
+		history []peer.ApprovalRecord
 		errG    error
 		pending []peer.ApprovalRequest
 		errT    error
@@ -136,6 +137,7 @@ func (a *App) apply(w work) {
 	}
 	if w.mask&dirtyApprovals != 0 {
 		pending = be.Pending()
+		history = be.ApprovalHistory()
 		if grants, errG = be.Grants(); errG != nil {
 			a.log.Error("grants", "err", errG)
 		}
@@ -154,7 +156,7 @@ func (a *App) apply(w work) {
 	}
 	a.mu.Unlock()
 
-	fyne.Do(func() { a.showLoaded(w, loaded{threads, peers, docs, grants, pending, errT, errP, errG}) })
+	fyne.Do(func() { a.showLoaded(w, loaded{threads, peers, docs, grants, history, pending, errT, errP, errG}) })
 }
 
 // loaded is what apply read from the node.
@@ -163,6 +165,7 @@ type loaded struct {
 	peers            []peer.PeerInfo
 	docs             []peer.PresenceInfo
 	grants           []peer.GrantInfo
+	history          []peer.ApprovalRecord
 	pending          []peer.ApprovalRequest
 	errT, errP, errG error
 }
@@ -183,6 +186,7 @@ func (a *App) showLoaded(w work, l loaded) {
 	}
 	if w.mask&dirtyApprovals != 0 && a.approvals != nil {
 		a.approvals.setPending(l.pending)
+		a.approvals.setHistory(l.history)
 		if l.errG == nil {
 			a.approvals.setGrants(l.grants)
 		}

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
@@ -255,8 +256,8 @@ func TestNodeApprovals(t *testing.T) {
 	na.pump(t, "the grant in the Approvals window, with alice's name", func() bool {
 		return len(w.grants) == 1 && w.cur == "" && strings.HasPrefix(GrantLine(w.grants[0], na.main.name, time.UTC), "alice: ")
 	})
-	if line := GrantLine(w.grants[0], na.main.name, time.UTC); !strings.HasPrefix(line, "alice: exec on ") || !strings.Contains(line, "until ") {
-		t.Errorf("grant line = %q", line)
+	if line := GrantLine(w.grants[0], na.main.name, time.UTC); !strings.HasPrefix(line, "alice: exec on this peer · until ") || strings.Contains(line, "0m0s") {
+		t.Errorf("grant line = %q, want it on this peer, the duration in words", line)
 	}
 
 	// The grant now covers a second request: it runs without a prompt.
@@ -278,6 +279,17 @@ func TestNodeApprovals(t *testing.T) {
 	w.looked()
 	test.Tap(w.button("Deny"))
 	na.Wait()
+	// The history, from the node, says what became of both, newest first.
+	na.pump(t, "both decisions in the history", func() bool { return len(w.history) == 2 })
+	row := w.histList.CreateItem()
+	w.histList.UpdateItem(0, row)
+	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice (" + render.ShortKey(alice.Key().String()) + ") wanted exec `echo denied` · denied by you") {
+		t.Errorf("history row 0 = %q", txt)
+	}
+	w.histList.UpdateItem(1, row)
+	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice (" + render.ShortKey(alice.Key().String()) + ") wanted exec `echo approved` · allowed for 1 hour by you") {
+		t.Errorf("history row 1 = %q", txt)
+	}
 	err = waitAnswer(t, answer)
 	var we *wire.Err
 	if !errors.As(err, &we) || we.Code != wire.CodeForbidden {

@@ -28,7 +28,7 @@ func TestApprovalPromptFields(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)
 	req := peer.ApprovalRequest{ID: "ap7", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: "claude@box",
-		Caps: []string{"exec"}, Th: "thr_a", Reason: "run the tests",
+		Caps: []string{"exec"}, Th: "thr_a", Reason: "no grant", Deadline: "2026-09-25T17:04:30Z",
 		Detail: json.RawMessage(`{"cmd":["make","test"],"cwd":"services/api"}`)}
 	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
 	a.handle(peer.Event{Type: peer.EventApproval, Approval: &req})
@@ -43,13 +43,40 @@ func TestApprovalPromptFields(t *testing.T) {
 		shown = append(shown, f.Label+"="+f.Value)
 	}
 	got := strings.Join(shown, "\n")
-	for _, want := range []string{"who=" + aliceKey.String(), "capability=exec", "on=this peer", "command=make test", "cwd=services/api", "reason=run the tests"} {
+	for _, want := range []string{"who=" + aliceKey.String(), "capability=exec", "on=this peer", "command=make test", "cwd=services/api"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)
 		}
 	}
 	if !strings.Contains(w.title.Text, "claude@box") {
 		t.Errorf("title = %q", w.title.Text)
+	}
+	// The node's reason in a sentence of its own, not among the peer's
+	// fields; the deadline as time left (the window's clock reads 17:00:00).
+	if strings.Contains(got, "no grant") || w.why.Text != "No grant of yours lets them do this, so this peer asks you." {
+		t.Errorf("why = %q; fields:\n%s", w.why.Text, got)
+	}
+	if w.countdown.Text != "4:30 left to answer: then it is denied" {
+		t.Errorf("countdown = %q", w.countdown.Text)
+	}
+	w.wait(10 * time.Second)
+	if w.countdown.Text != "4:20 left to answer: then it is denied" {
+		t.Errorf("countdown after 10 s = %q", w.countdown.Text)
+	}
+	row := w.list.CreateItem()
+	w.list.UpdateItem(0, row)
+	if txt := row.(*widget.Label).Text; !strings.HasSuffix(txt, " · 4:20 left") {
+		t.Errorf("row = %q", txt)
+	}
+	// Allow once is the primary button; Deny is neutral, not red.
+	if b := w.button("Allow once"); b == nil || b.Importance != widget.HighImportance {
+		t.Errorf("Allow once: %+v", b)
+	}
+	if b := w.button("Deny"); b == nil || b.Importance != widget.MediumImportance {
+		t.Errorf("Deny: %+v", b)
+	}
+	if b := w.button("Allow exec for 1 hour"); b == nil || b.Importance != widget.MediumImportance {
+		t.Errorf("Allow for 1 hour: %+v", b)
 	}
 
 	w.looked()

@@ -45,6 +45,13 @@ type Approval struct {
 	// Grants says what the choice that signs a grant lets the peer do
 	// after this request ("" for none).
 	Grants string
+	// Why is the node's reason for asking, in a sentence ("No grant of
+	// yours covers this…"), apart from the asker's own reason (the field
+	// "their reason"), which is the peer's text.
+	Why string
+	// Deadline is when the request is denied unanswered (zero: not said);
+	// the prompt counts down to it (Countdown).
+	Deadline time.Time
 }
 
 // Choice is one button of the prompt: what it says, and exactly the
@@ -52,10 +59,49 @@ type Approval struct {
 type Choice struct {
 	Label    string
 	Decision peer.Decision
+	// Primary marks the one choice drawn in the primary colour: the first
+	// Allow, the one that grants least. Deny is drawn neutral: it is the
+	// safe answer, not a dangerous one.
+	Primary bool
 }
 
 // Deny is the label of the Deny choice.
 const Deny = "Deny"
+
+// FieldTheirReason is the label of the asker's own reason (a grant
+// request's "reason"): the peer's words, shown as such.
+const FieldTheirReason = "their reason"
+
+// whyAsked turns the honor rule's refusals (grant.Why…) into sentences.
+var whyAsked = map[string]string{
+	grant.WhyNoGrant:    "No grant of yours lets them do this, so this peer asks you.",
+	grant.WhyWrongSub:   "The grants they hold are for another key, so this peer asks you.",
+	grant.WhyWrongCap:   "Their grant does not cover this, so this peer asks you.",
+	grant.WhyExpired:    "Their grant has expired, so this peer asks you.",
+	grant.WhyNotOn:      "Their grant is for other peers, not this one, so this peer asks you.",
+	grant.WhyBadSig:     "The grant they sent is not validly signed, so this peer asks you.",
+	grant.WhyNotTrusted: "The grant they sent is signed by a key you do not trust, so this peer asks you.",
+}
+
+// WhyAsked is the node's reason for asking the person about r, in a
+// sentence.
+func WhyAsked(r peer.ApprovalRequest) string {
+	if r.Kind == peer.ApprovalGrantRequest {
+		return "They ask you to sign a grant: you decide what it covers and for how long."
+	}
+	if s, ok := whyAsked[r.Reason]; ok {
+		return s
+	}
+	for k, s := range whyAsked {
+		if strings.HasPrefix(r.Reason, k+" (") { // "issuer not trusted (…)"
+			return s
+		}
+	}
+	if r.Reason == "" {
+		return "No grant lets them do this, so this peer asks you."
+	}
+	return Clip(visible.String("This peer asks you: "+r.Reason+"."), MaxField)
+}
 
 // PathCheck says why the node would refuse a request naming path (an fs
 // path or an exec cwd), or "" (profile.CheckPath with the node's
@@ -111,12 +157,15 @@ func DescribeApproval(r peer.ApprovalRequest, self string, check PathCheck) Appr
 	} else {
 		a.Fields = append(a.Fields, detailFields(r, check)...)
 	}
-	if r.Reason != "" {
-		a.Fields = append(a.Fields, Field{"reason", r.Reason})
+	if r.Kind == peer.ApprovalGrantRequest {
+		// A grant request's reason is the asker's; a profile request's is
+		// the node's (why no grant honors it): Why.
+		if r.Reason != "" {
+			a.Fields = append(a.Fields, Field{FieldTheirReason, r.Reason})
+		}
 	}
-	if r.Deadline != "" {
-		a.Fields = append(a.Fields, Field{"answer before", r.Deadline})
-	}
+	a.Why = WhyAsked(r)
+	a.Deadline = parseTime(r.Deadline)
 	a.Choices = Choices(r)
 	a.Grants = Clip(visible.String(grantsText(r, self)), MaxField)
 	// The peer chose the name, command, paths, content and reason: show
@@ -147,17 +196,18 @@ func Choices(r peer.ApprovalRequest) []Choice {
 	if r.Kind == peer.ApprovalGrantRequest {
 		asked := time.Duration(r.TTL) * time.Second
 		if r.TTL > 0 && r.TTL <= int64(MaxGrantFor/time.Second) {
-			cs = append(cs, Choice{"Allow for " + visible.Duration(asked) + " as asked", peer.Decision{Allow: true, For: asked}})
+			cs = append(cs, Choice{Label: "Allow for " + Duration(asked) + " as asked", Decision: peer.Decision{Allow: true, For: asked}})
 		}
 		if !(r.TTL > 0 && asked <= AllowFor) {
-			cs = append(cs, Choice{"Allow for " + visible.Duration(AllowFor), peer.Decision{Allow: true, For: AllowFor}})
+			cs = append(cs, Choice{Label: "Allow for " + Duration(AllowFor), Decision: peer.Decision{Allow: true, For: AllowFor}})
 		}
 	} else {
 		cs = append(cs,
-			Choice{"Allow once", peer.Decision{Allow: true}},
-			Choice{"Allow " + strings.Join(r.Caps, ", ") + " for " + visible.Duration(AllowFor), peer.Decision{Allow: true, For: AllowFor}})
+			Choice{Label: "Allow once", Decision: peer.Decision{Allow: true}},
+			Choice{Label: "Allow " + strings.Join(r.Caps, ", ") + " for " + Duration(AllowFor), Decision: peer.Decision{Allow: true, For: AllowFor}})
 	}
-	return append(cs, Choice{Deny, peer.Decision{Allow: false, Reason: "denied by the user"}})
+	cs[0].Primary = true
+	return append(cs, Choice{Label: Deny, Decision: peer.Decision{Allow: false, Reason: "denied by the user"}})
 }
 
 // grantsText says what allowing r for a while lets its peer do.
@@ -183,7 +233,7 @@ func grantsText(r peer.ApprovalRequest, self string) string {
 		what = "use " + caps + " on this peer"
 	}
 	return fmt.Sprintf("“Allow %s for %s” also signs a grant: %s may then %s for %s without asking.",
-		caps, visible.Duration(AllowFor), who, what, visible.Duration(AllowFor))
+		caps, Duration(AllowFor), who, what, Duration(AllowFor))
 }
 
 // onText is where a grant would be used: this peer, the keys of the
@@ -213,11 +263,11 @@ func onText(r peer.ApprovalRequest, self string) string {
 func ttlText(ttl int64) string {
 	switch {
 	case ttl <= 0:
-		return "not said (" + visible.Duration(AllowFor) + " if allowed)"
+		return "not said (" + Duration(AllowFor) + " if allowed)"
 	case ttl > int64(MaxGrantFor/time.Second):
-		return fmt.Sprintf("%s (more than the %s this peer signs: %s if allowed)", visible.Duration(time.Duration(ttl)*time.Second), visible.Duration(MaxGrantFor), visible.Duration(AllowFor))
+		return fmt.Sprintf("%s (more than the %s this peer signs: %s if allowed)", Duration(time.Duration(ttl)*time.Second), Duration(MaxGrantFor), Duration(AllowFor))
 	}
-	return visible.Duration(time.Duration(ttl) * time.Second)
+	return Duration(time.Duration(ttl) * time.Second)
 }
 
 // WholeLines lays out fields for reading in a list: each field's label on
@@ -335,4 +385,44 @@ func writeFields(d json.RawMessage) []Field {
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// HistoryLine is a decided request's row in the Approvals window's history:
+// when, who asked for what, and what became of it, in words ("denied: no
+// answer in time" for a timeout). loc nil is local time.
+func HistoryLine(rec peer.ApprovalRecord, now time.Time, loc *time.Location) string {
+	r := rec.Request
+	who := nameOrKey(r.FromName, r.From)
+	what := who + " asked for a grant: " + strings.Join(r.Caps, ", ")
+	if r.Kind != peer.ApprovalGrantRequest {
+		what = who + " wanted " + strings.Join(r.Caps, ", ")
+		for _, f := range detailFields(r, nil) {
+			if f.Label == "command" || f.Label == "path" {
+				what += " `" + visible.Cut(f.Value, MaxTitle) + "`"
+				break
+			}
+		}
+	}
+	when := Clock(rec.At, now, loc)
+	return Clip(visible.String(when+" · "+what), MaxField) + " · " + Outcome(rec.Decision)
+}
+
+// Outcome says what became of a request, in words.
+func Outcome(d peer.Decision) string {
+	by := map[string]string{"user": "by you", "notification": "by you, from the notification", "policy": "by a policy"}[d.By]
+	switch {
+	case d.Allow && d.For > 0:
+		return strings.TrimSpace("allowed for " + Duration(d.For) + " " + by)
+	case d.Allow:
+		return strings.TrimSpace("allowed once " + by)
+	case d.By == "timeout":
+		return "denied: no answer in time"
+	case d.By == "expired":
+		return "withdrawn: the request expired before an answer"
+	case d.By == "limit":
+		return "refused unseen: " + visible.String(d.Reason)
+	case by != "":
+		return "denied " + by
+	}
+	return "denied"
 }

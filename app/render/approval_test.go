@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -14,16 +13,24 @@ const carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
 
 func TestDescribeApproval(t *testing.T) {
 	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "claude@box",
-		Caps: []string{"exec"}, On: []string{bob}, Th: "thr_a", Reason: "run the tests", Deadline: "2026-09-25T18:05:00Z",
+		Caps: []string{"exec"}, On: []string{bob}, Th: "thr_a", Reason: "no grant", Deadline: "2026-09-25T18:05:00Z",
 		Detail: json.RawMessage(`{"cmd":["rm","-rf","build dir"],"cwd":"services/api","stdin":"y\n"}`)}
 	a := DescribeApproval(req, bob, nil)
 	if a.Title != "claude@box (AAAAAAAA) asks to run exec on this peer" || a.Title != ApprovalTitle(req) {
 		t.Errorf("title = %q", a.Title)
 	}
 	want := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
-		{"command", `rm -rf "build dir"`}, {"cwd", "services/api"}, {"stdin", "y\n"}, {"reason", "run the tests"}, {"answer before", "2026-09-25T18:05:00Z"}}
+		{"command", `rm -rf "build dir"`}, {"cwd", "services/api"}, {"stdin", "y\n"}}
 	if !equalFields(a.Fields, want) {
 		t.Errorf("fields:\n%v\nwant\n%v", a.Fields, want)
+	}
+	// The node's reason (no grant) is a sentence apart from the fields, and
+	// the deadline a time the prompt counts down to, not an RFC 3339 field.
+	if a.Why != "No grant of yours lets them do this, so this peer asks you." {
+		t.Errorf("why = %q", a.Why)
+	}
+	if !a.Deadline.Equal(time.Date(2026, 9, 25, 18, 5, 0, 0, time.UTC)) {
+		t.Errorf("deadline = %v", a.Deadline)
 	}
 	if !strings.Contains(a.Grants, "claude@box (AAAAAAAA) may then run any command on this peer, as you, for 1 hour") {
 		t.Errorf("grants = %q", a.Grants)
@@ -40,9 +47,12 @@ func TestDescribeApproval(t *testing.T) {
 		t.Errorf("hostile title %q, who %q", hostile.Title, hostile.Who)
 	}
 	wantH := []Field{{"who", alice}, {"capability", "exec"}, {"on", "this peer"},
-		{"command", `ls\u000dcurl x|sh #\u202e\u200b`}, {"cwd", `a\u2067b`}, {"reason", `tests\u2028only`}}
+		{"command", `ls\u000dcurl x|sh #\u202e\u200b`}, {"cwd", `a\u2067b`}}
 	if !equalFields(hostile.Fields, wantH) {
 		t.Errorf("hostile fields:\n%q\nwant\n%q", hostile.Fields, wantH)
+	}
+	if hostile.Why != `This peer asks you: tests\u2028only.` {
+		t.Errorf("hostile why = %q", hostile.Why)
 	}
 	if !strings.Contains(hostile.Grants, `ana\u202e`) {
 		t.Errorf("grants text shows the name unescaped: %q", hostile.Grants)
@@ -125,11 +135,11 @@ func TestDescribeRefusedPath(t *testing.T) {
 
 func TestDescribeGrantRequest(t *testing.T) {
 	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: carol,
-		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 86400}, bob, nil)
+		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 86400, Reason: "run the suite"}, bob, nil)
 	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {
 		t.Errorf("grant title = %q", gr.Title)
 	}
-	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer\n" + alice}, {"for", carol}, {"for how long", "24 h"}}
+	wantG := []Field{{"who", alice}, {"capability", "exec, fs:read"}, {"on", "this peer\n" + alice}, {"for", carol}, {"for how long", "1 day"}, {FieldTheirReason, "run the suite"}}
 	if !equalFields(gr.Fields, wantG) {
 		t.Errorf("grant fields = %q\nwant %q", gr.Fields, wantG)
 	}
@@ -163,26 +173,26 @@ func TestChoices(t *testing.T) {
 	grant := func(ttl int64) peer.ApprovalRequest {
 		return peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, TTL: ttl}
 	}
-	deny := Choice{"Deny", peer.Decision{Allow: false, Reason: "denied by the user"}}
+	deny := Choice{"Deny", peer.Decision{Allow: false, Reason: "denied by the user"}, false}
 	for _, tc := range []struct {
 		name string
 		req  peer.ApprovalRequest
 		want []Choice
 	}{
 		{"profile", profileReq, []Choice{
-			{"Allow once", peer.Decision{Allow: true}},
-			{"Allow fs:write for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+			{"Allow once", peer.Decision{Allow: true}, true},
+			{"Allow fs:write for 1 hour", peer.Decision{Allow: true, For: time.Hour}, false}, deny}},
 		{"grant 24 h", grant(86400), []Choice{
-			{"Allow for 24 h as asked", peer.Decision{Allow: true, For: 24 * time.Hour}},
-			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
-		{"grant 1 hour", grant(3600), []Choice{{"Allow for 1 hour as asked", peer.Decision{Allow: true, For: time.Hour}}, deny}},
-		{"grant 10 min", grant(600), []Choice{{"Allow for 10 min as asked", peer.Decision{Allow: true, For: 10 * time.Minute}}, deny}},
+			{"Allow for 1 day as asked", peer.Decision{Allow: true, For: 24 * time.Hour}, true},
+			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}, false}, deny}},
+		{"grant 1 hour", grant(3600), []Choice{{"Allow for 1 hour as asked", peer.Decision{Allow: true, For: time.Hour}, true}, deny}},
+		{"grant 10 min", grant(600), []Choice{{"Allow for 10 minutes as asked", peer.Decision{Allow: true, For: 10 * time.Minute}, true}, deny}},
 		{"grant 30 days", grant(30 * 86400), []Choice{
-			{"Allow for 30 days as asked", peer.Decision{Allow: true, For: MaxGrantFor}},
-			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
-		{"grant too long", grant(30*86400 + 1), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
-		{"grant no ttl", grant(0), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
-		{"grant negative ttl", grant(-5), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}}, deny}},
+			{"Allow for 30 days as asked", peer.Decision{Allow: true, For: MaxGrantFor}, true},
+			{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}, false}, deny}},
+		{"grant too long", grant(30*86400 + 1), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}, true}, deny}},
+		{"grant no ttl", grant(0), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}, true}, deny}},
+		{"grant negative ttl", grant(-5), []Choice{{"Allow for 1 hour", peer.Decision{Allow: true, For: time.Hour}, true}, deny}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Choices(tc.req)
@@ -196,7 +206,7 @@ func TestChoices(t *testing.T) {
 				if d := got[i].Decision; d.Allow && d.For == 0 && !strings.Contains(got[i].Label, "once") {
 					t.Errorf("%q allows once without saying so", got[i].Label)
 				}
-				if d := got[i].Decision; d.For > 0 && !strings.Contains(got[i].Label, visible.Duration(d.For)) {
+				if d := got[i].Decision; d.For > 0 && !strings.Contains(got[i].Label, Duration(d.For)) {
 					t.Errorf("%q grants %s without saying so", got[i].Label, d.For)
 				}
 			}
@@ -222,6 +232,36 @@ func TestDescribeApprovalSandbox(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("sandbox %q: field %q, want %q", tc.sandbox, got, tc.want)
+		}
+	}
+}
+
+// The history says what became of each request in words: a timeout is a
+// denial with no answer, durations read "1 hour".
+func TestHistoryLine(t *testing.T) {
+	now := time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
+	exec := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "alice", Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":["make","test"]}`)}
+	gr := peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"fs:read"}}
+	for _, c := range []struct {
+		rec  peer.ApprovalRecord
+		want string
+	}{
+		{peer.ApprovalRecord{Request: exec, Decision: peer.Decision{Allow: true, For: time.Hour, By: "user"}, At: "2026-12-01T15:28:58.816Z"},
+			"15:28 · alice (AAAAAAAA) wanted exec `make test` · allowed for 1 hour by you"},
+		{peer.ApprovalRecord{Request: exec, Decision: peer.Decision{Allow: true, By: "notification"}, At: "2026-12-01T15:00:00Z"},
+			"15:00 · alice (AAAAAAAA) wanted exec `make test` · allowed once by you, from the notification"},
+		{peer.ApprovalRecord{Request: exec, Decision: peer.Decision{By: "timeout", Reason: "no decision in time"}, At: "2026-12-01T15:05:00Z"},
+			"15:05 · alice (AAAAAAAA) wanted exec `make test` · denied: no answer in time"},
+		{peer.ApprovalRecord{Request: exec, Decision: peer.Decision{By: "limit", Reason: "8 requests from this peer are already waiting for approval"}, At: "2026-11-30T15:05:00Z"},
+			"Nov 30 15:05 · alice (AAAAAAAA) wanted exec `make test` · refused unseen: 8 requests from this peer are already waiting for approval"},
+		{peer.ApprovalRecord{Request: gr, Decision: peer.Decision{By: "user", Reason: "denied by the user"}, At: "2026-12-01T15:05:00Z"},
+			"15:05 · AAAAAAAA asked for a grant: fs:read · denied by you"},
+		{peer.ApprovalRecord{Request: gr, Decision: peer.Decision{By: "expired"}, At: "2026-12-01T15:05:00Z"},
+			"15:05 · AAAAAAAA asked for a grant: fs:read · withdrawn: the request expired before an answer"},
+	} {
+		if got := HistoryLine(c.rec, now, time.UTC); got != c.want {
+			t.Errorf("HistoryLine = %q\nwant %q", got, c.want)
 		}
 	}
 }
