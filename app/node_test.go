@@ -283,11 +283,11 @@ func TestNodeApprovals(t *testing.T) {
 	na.pump(t, "both decisions in the history", func() bool { return len(w.history) == 2 })
 	row := w.histList.CreateItem()
 	w.histList.UpdateItem(0, row)
-	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice (" + render.ShortKey(alice.Key().String()) + ") wanted exec `echo denied` · denied by you") {
+	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice ("+render.ShortKey(alice.Key().String())+") wanted exec `echo denied` · denied by you") {
 		t.Errorf("history row 0 = %q", txt)
 	}
 	w.histList.UpdateItem(1, row)
-	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice (" + render.ShortKey(alice.Key().String()) + ") wanted exec `echo approved` · allowed for 1 hour by you") {
+	if txt := row.(*widget.Label).Text; !strings.Contains(txt, "alice ("+render.ShortKey(alice.Key().String())+") wanted exec `echo approved` · allowed for 1 hour by you") {
 		t.Errorf("history row 1 = %q", txt)
 	}
 	err = waitAnswer(t, answer)
