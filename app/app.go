@@ -104,6 +104,7 @@ type App struct {
 	bootErr      string     // why the node is not running
 	askingKey    bool       // the keyring question is up
 	wantApproval string     // the request to show once pending is loaded
+	mirrorHosts  []string   // the node's mirror hosts, as last read
 
 	focused atomic.Pointer[threadKey] // the thread window shown last, if open
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -72,7 +73,7 @@ func (w *work) classify(ev peer.Event) {
 	case peer.EventDialError:
 		w.notes = append(w.notes, "could not reach "+ev.Peer+": "+ev.Err)
 	case peer.EventSettings:
-		w.mask |= dirtySettings
+		w.mask |= dirtySettings | dirtyThreads // mirror hosts: whether threads are mirrored
 	}
 }
 
@@ -117,12 +118,14 @@ func (a *App) apply(w work) {
 		docs    []peer.PresenceInfo
 		grants  []peer.GrantInfo
 		history []peer.ApprovalRecord
+		hosts   []string
 		errG    error
 		pending []peer.ApprovalRequest
 		errT    error
 		errP    error
 	)
 	if w.mask&dirtyThreads != 0 {
+		hosts = be.MirrorHosts()
 		threads, errT = be.Threads()
 		if errT != nil {
 			a.log.Error("threads", "err", errT)
@@ -156,12 +159,15 @@ func (a *App) apply(w work) {
 	}
 	a.mu.Unlock()
 
-	fyne.Do(func() { a.showLoaded(w, loaded{threads, peers, docs, grants, history, pending, errT, errP, errG}) })
+	fyne.Do(func() {
+		a.showLoaded(w, loaded{threads, hosts, peers, docs, grants, history, pending, errT, errP, errG})
+	})
 }
 
 // loaded is what apply read from the node.
 type loaded struct {
 	threads          []peer.ThreadInfo
+	hosts            []string // mirror hosts, read with the threads
 	peers            []peer.PeerInfo
 	docs             []peer.PresenceInfo
 	grants           []peer.GrantInfo
@@ -173,7 +179,8 @@ type loaded struct {
 // showLoaded hands what apply read to the widgets. UI goroutine.
 func (a *App) showLoaded(w work, l loaded) {
 	if w.mask&dirtyThreads != 0 && l.errT == nil {
-		a.main.setThreads(l.threads)
+		a.mirrorHosts = l.hosts
+		a.main.setThreads(mirroredTruly(l.threads, l.hosts))
 	}
 	if w.mask&dirtyPeers != 0 && l.errP == nil {
 		if a.main.setPeers(l.peers) {
@@ -228,4 +235,18 @@ func (a *App) updateStatus() {
 	s.Err, s.Pause = a.bootErr, a.pause
 	a.status = menu.StatusLine(s, time.Now(), nil)
 	a.main.setStatus(a.status)
+}
+
+// mirroredTruly says a thread is mirrored only when there is a host to
+// mirror it to: the node's Mirror is the thread's switch ("mirroring"
+// showed on every thread of a node with no mirror host).
+func mirroredTruly(ts []peer.ThreadInfo, hosts []string) []peer.ThreadInfo {
+	if len(hosts) > 0 {
+		return ts
+	}
+	out := slices.Clone(ts)
+	for i := range out {
+		out[i].Mirror = false
+	}
+	return out
 }

@@ -309,17 +309,22 @@ func TestNodePrivateToggle(t *testing.T) {
 	info, _ := na.thread(res.Th)
 	tw := na.openThread(info)
 	na.Wait()
-	if tw.private.Disabled() || tw.mirror.Disabled() {
-		t.Fatal("the node has the toggles but they are disabled")
+	// No mirror host: the switch says so and cannot be ticked.
+	if tw.private.Disabled() || !tw.mirror.Disabled() || tw.mirror.Text != mirrorLabelNoHosts {
+		t.Fatalf("keep private disabled %v; mirror disabled %v, %q", tw.private.Disabled(), tw.mirror.Disabled(), tw.mirror.Text)
 	}
 	test.Tap(tw.private)
 	top := tw.w.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no confirmation")
 	}
-	yes := findButton(top, "Yes")
+	// The confirmation says what it does, in words, and its button too.
+	if got := strings.Join(drawnTexts(top), " "); !strings.Contains(got, "AWP will tell alice that “Secrets” is private") || !strings.Contains(got, "cannot be undone") {
+		t.Errorf("confirmation reads %q", got)
+	}
+	yes := findButton(top, "Keep private")
 	if yes == nil {
-		t.Fatal("confirmation has no Yes")
+		t.Fatal("confirmation has no Keep private button")
 	}
 	test.Tap(yes)
 	na.Wait()
@@ -341,6 +346,9 @@ func TestNodePrivateToggle(t *testing.T) {
 		return false
 	})
 	na.pump(t, "the window to show Private", func() bool { return tw.private.Text == "Private" && tw.private.Disabled() })
+	if !tw.mirror.Disabled() || tw.mirror.Checked || tw.mirror.Text != mirrorLabelPrivate {
+		t.Errorf("mirror on a private thread: disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.mirror.Text)
+	}
 }
 
 // rowTitle is the title label's text of a main-list row.
@@ -372,8 +380,13 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if !p.none.Visible() {
 		t.Error("presence documents shown before any peer")
 	}
-	na.addPeerText(me, alice.Invite(), p.w)
+	add := na.addPeerIn(p.w)
+	add.items[0].Widget.(*widget.Entry).SetText(alice.Invite())
+	test.Tap(add.ok)
 	na.Wait()
+	if !add.done {
+		t.Errorf("the dialog stayed open: %q", add.errText.Text)
+	}
 	if !strings.Contains(na.main.notice.Text, "Added peer") {
 		t.Errorf("notice = %q", na.main.notice.Text)
 	}

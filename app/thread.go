@@ -124,15 +124,7 @@ func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 	tw.w.SetTitle("AWP: " + title)
 	tw.header.SetText(r.Title)
 	tw.detail.SetText(r.Detail)
-	if t.Mirror != tw.mirror.Checked {
-		tw.mirror.OnChanged = nil
-		tw.mirror.SetChecked(t.Mirror)
-		tw.mirror.OnChanged = func(on bool) { tw.setMirror(on) }
-	}
-	if t.Private {
-		tw.private.SetText("Private")
-		tw.private.Disable()
-	}
+	tw.showToggles(t) // actions.go
 	tw.compose.setReadOnly(t.MirroredFrom != "" || t.Withdrawn)
 }
 
@@ -380,39 +372,4 @@ func copyBlob(be Backend, from, ref string, w io.WriteCloser) error {
 		return fmt.Errorf("save %s: %w", ref, err)
 	}
 	return w.Close()
-}
-
-// setMirror turns mirroring of this thread on or off.
-func (tw *threadWindow) setMirror(on bool) {
-	m := tw.a.backend()
-	if m == nil {
-		return
-	}
-	th := tw.key.th
-	tw.a.background(func() {
-		if err := m.SetMirror(th, on); err != nil {
-			fyne.Do(func() { dialog.ShowError(err, tw.w) })
-		}
-	})
-}
-
-// makePrivate asks the sharer to stop mirroring, after a confirmation.
-func (tw *threadWindow) makePrivate() {
-	m := tw.a.backend()
-	if m == nil {
-		return
-	}
-	k := tw.key
-	dialog.ShowConfirm("Keep this thread private?",
-		"The other side will stop mirroring this thread to its hosts and withdraw what it mirrored. This cannot be undone.",
-		func(yes bool) {
-			if !yes {
-				return
-			}
-			tw.a.background(func() {
-				if _, err := m.SetPrivate(k.th, k.from); err != nil {
-					fyne.Do(func() { dialog.ShowError(err, tw.w) })
-				}
-			})
-		}, tw.w)
 }
