@@ -233,6 +233,9 @@ func (a *App) messagePeer(k, name string, parent fyne.Window) *askDialog {
 		}
 		ctx, cancel := context.WithTimeout(a.ctx, sendTimeout)
 		defer cancel()
+		if be = a.backend(); be == nil {
+			return nil, errors.New("the AWP peer is not running")
+		}
 		res, err := be.Send(ctx, req)
 		if err != nil {
 			return nil, err

@@ -181,6 +181,9 @@ func (a *App) showLoaded(w work, l loaded) {
 	if w.mask&dirtyThreads != 0 && l.errT == nil {
 		a.mirrorHosts = l.hosts
 		a.main.setThreads(mirroredTruly(l.threads, l.hosts))
+		if a.presence != nil && w.mask&dirtyPeers == 0 {
+			a.presence.rebuild() // the cards name the threads
+		}
 	}
 	if w.mask&dirtyPeers != 0 && l.errP == nil {
 		if a.main.setPeers(l.peers) {

@@ -147,7 +147,6 @@ func (s *goldenScene) steady() {
 		for i := range p.peers {
 			p.peers[i].RTTms = 0
 		}
-		p.list.Refresh()
 		var docs []peer.PresenceInfo
 		for _, pi := range s.me.Presence() {
 			var d map[string]any

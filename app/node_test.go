@@ -391,12 +391,14 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 		t.Errorf("notice = %q", na.main.notice.Text)
 	}
 	nodetest.Say(t, alice, me.Key(), "", "Hello", "hi")
+	// One card for alice: the known peer and her presence document merged.
 	na.pump(t, "alice up with her presence document", func() bool {
-		return len(p.peers) == 1 && p.peers[0].Up && len(p.doc) == 1 && strings.Contains(p.doc[0].Threads, "Hello with me")
+		return len(p.cards) == 1 && p.cards[0].Up && p.cards[0].Software != "" && strings.HasPrefix(p.cards[0].Threads, "Hello")
 	})
-	d := p.doc[0]
-	if !strings.HasPrefix(d.Title, "alice  ") || !strings.Contains(d.Detail, "harness claude-code · model opus") {
-		t.Errorf("document = %+v", d)
+	c := p.cards[0]
+	if c.Title != "alice  "+render.ShortKey(alice.Key().String()) || !strings.HasPrefix(c.Software, "claude-code · opus · on ") ||
+		!strings.HasPrefix(c.Status, "up") || c.Threads != "Hello · 1 unread" {
+		t.Errorf("card = %+v", c)
 	}
 
 	na.showSettings()

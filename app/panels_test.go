@@ -1,17 +1,22 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
@@ -135,5 +140,143 @@ func TestMirrorRefusedGoesBack(t *testing.T) {
 	got := strings.Join(drawnTexts(top), " ")
 	if !strings.Contains(got, "This thread is private: it cannot be mirrored.") || strings.Contains(got, "thr_x") {
 		t.Errorf("error reads %q", got)
+	}
+}
+
+// sendFails is a node whose Send fails.
+type sendFails struct {
+	*fakeNode
+	err error
+}
+
+func (s sendFails) Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error) {
+	return peer.SendResult{}, s.err
+}
+
+// Presence is one list of cards: known peers merged with what their
+// presence documents say, and keys known only from presence; each with
+// its software, up dot, rtt or last seen, trust, and threads with me.
+func TestPresenceCards(t *testing.T) {
+	carolKey := mustKey(4)
+	now := time.Now().UTC()
+	f := newFakeNode()
+	f.peers = []peer.PeerInfo{
+		{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey.String(),
+			LastSeen: now.Add(-5 * time.Minute).Format(time.RFC3339Nano)},
+		{Key: aliceKey.String(), Name: "alice", Up: true, RTTms: 12, Trusted: true},
+	}
+	doc := func(d presence.Doc, hops int) peer.PresenceInfo {
+		b, _ := json.Marshal(d)
+		return peer.PresenceInfo{Doc: b, Hops: hops, From: aliceKey.String()}
+	}
+	f.Fake.PresenceList = []peer.PresenceInfo{
+		doc(presence.Doc{Origin: aliceKey.String(), Name: "alice", Harness: "claude-code", Model: "opus", Host: "build-box", Version: "0.1.0",
+			Threads: []presence.ThreadEntry{
+				{Th: "thr_d", Peer: carolKey.String(), Subject: "Deploy", Mine: "working", Updated: "2026-12-01T15:00:00Z"},
+				{Th: "thr_p", Peer: meKey.String(), Subject: "Port the auth", Updated: "2026-12-01T15:01:00Z"}}}, 1),
+		doc(presence.Doc{Origin: carolKey.String(), Name: "carol", Harness: "codex"}, 2),
+	}
+	f.threads = []peer.ThreadInfo{{Th: "thr_p", Peer: aliceKey.String(), Subject: "Port the auth", Mine: "working", Unread: 2, Updated: "2026-12-01T15:01:00Z"}}
+	f.dialKey["tcp://10.0.0.2:7000"] = bobKey
+	a, _ := newTestApp(t, f)
+	a.refresh(dirtyAll)
+	a.Wait()
+	a.showPresence()
+	a.Wait()
+	p := a.presence
+	if len(p.cards) != 3 || p.list.Length() != 3 {
+		t.Fatalf("cards: %+v", p.cards)
+	}
+	al, bo, ca := p.cards[0], p.cards[1], p.cards[2]
+	if al.Key != aliceKey.String() || al.Title != "alice  "+render.ShortKey(aliceKey.String()) || al.Software != "claude-code · opus · on build-box · v0.1.0" ||
+		al.Status != "up · 12 ms" || al.Trust != "trusted" || !al.Up ||
+		al.Threads != "Port the auth (you: working, alice: –) · 2 unread · Deploy with "+render.ShortKey(carolKey.String())+" (alice: working, "+render.ShortKey(carolKey.String())+": –)" {
+		t.Errorf("alice's card: %+v", al)
+	}
+	if bo.Key != bobKey.String() || bo.Status != "down · last seen 5 min ago" || bo.Trust != "introduced by alice" || bo.Up || bo.Software != "" ||
+		bo.Threads != "No threads with you." || bo.Dial != "tcp://10.0.0.2:7000" {
+		t.Errorf("bob's card: %+v", bo)
+	}
+	if ca.Key != carolKey.String() || ca.Known || ca.Status != "not connected · 2 hops away" || ca.Software != "codex" {
+		t.Errorf("carol's card: %+v", ca)
+	}
+	if !p.note.Visible() || !strings.Contains(p.note.Text, "a grant a trusted key signs counts here like one of yours") {
+		t.Errorf("trust note: %q", p.note.Text)
+	}
+
+	// The rows: the dot's colour, Connect only where it can work.
+	row := p.list.CreateItem()
+	v := p.views[row]
+	p.list.UpdateItem(0, row)
+	if v.dot.FillColor != theme.Color(theme.ColorNameSuccess) || v.conn.Visible() || v.trust.Text != "Untrust" {
+		t.Errorf("alice's row: dot %v, connect shown %v, %q", v.dot.FillColor, v.conn.Visible(), v.trust.Text)
+	}
+	p.list.UpdateItem(1, row)
+	if v.dot.FillColor != theme.Color(theme.ColorNameDisabled) || !v.conn.Visible() || v.trust.Text != "Trust…" {
+		t.Errorf("bob's row: dot %v, connect shown %v, %q", v.dot.FillColor, v.conn.Visible(), v.trust.Text)
+	}
+	test.Tap(v.conn)
+	a.Wait()
+	// Trust… says what trusting means before it trusts.
+	test.Tap(v.trust)
+	top := p.w.Canvas().Overlays().Top()
+	if top == nil || !strings.Contains(strings.Join(drawnTexts(top), " "), "even one it signs for itself") {
+		t.Fatal("Trust… did not explain itself")
+	}
+	f.with(func() {
+		if _, ok := f.trusted[bobKey.String()]; ok {
+			t.Error("trusted before the confirmation")
+		}
+	})
+	test.Tap(findButton(top, "Trust"))
+	a.Wait()
+	f.with(func() {
+		if v, ok := f.trusted[bobKey.String()]; !ok || !v {
+			t.Errorf("trust calls = %v", f.trusted)
+		}
+		if len(f.dialed) != 1 || f.dialed[0] != "tcp://10.0.0.2:7000" {
+			t.Errorf("dialed = %v", f.dialed)
+		}
+	})
+
+	// Message: a dialog to that peer; a failure keeps what was typed.
+	a.mu.Lock()
+	a.be = sendFails{f, errors.New("peer: disk full")}
+	a.mu.Unlock()
+	p.list.UpdateItem(0, row)
+	test.Tap(v.msg)
+	d := p.w.Canvas().Overlays().Top()
+	if d == nil || !strings.Contains(strings.Join(drawnTexts(d), " "), "alice ("+render.ShortKey(aliceKey.String())+")") {
+		t.Fatal("Message did not ask, to alice")
+	}
+	var entries []*widget.Entry
+	for _, o := range test.LaidOutObjects(d) {
+		if e, ok := o.(*widget.Entry); ok {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d entries in the Message dialog", len(entries))
+	}
+	entries[0].SetText("Review")
+	entries[1].SetText("please look at the diff")
+	test.Tap(findButton(d, "Send"))
+	a.Wait()
+	if p.w.Canvas().Overlays().Top() != d || entries[0].Text != "Review" || entries[1].Text != "please look at the diff" ||
+		!strings.Contains(strings.Join(drawnTexts(d), " "), "Disk full.") {
+		t.Fatalf("after a failed send: %q", drawnTexts(d))
+	}
+	a.mu.Lock()
+	a.be = f
+	a.mu.Unlock()
+	test.Tap(findButton(d, "Send"))
+	a.Wait()
+	f.with(func() {
+		if len(f.sent) != 1 || f.sent[0].To != aliceKey.String() || f.sent[0].Subject != "Review" {
+			t.Errorf("sent %+v", f.sent)
+		}
+	})
+	if tw := a.threads[threadKey{"thr_new1", ""}]; tw == nil {
+		t.Error("the new thread's window did not open")
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"sort"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/menu"
@@ -22,132 +26,220 @@ import (
 // connectTimeout bounds a Connect from the UI (dial and handshake).
 const connectTimeout = 30 * time.Second
 
-// presenceWindow lists known peers: name, short key, up/down, rtt,
-// trusted or introduced; trust/untrust and connect.
-type presenceWindow struct {
-	a     *App
-	w     fyne.Window
-	me    *widget.Label
-	addr  *widget.Entry
-	list  *widget.List
-	peers []peer.PeerInfo
-	docs  *widget.List
-	doc   []DocLines // presence documents, rendered
-	none  *widget.Label
+// cardThreads is how many threads a card names before "and N more": a
+// card is one glance, the thread list has the rest.
+const cardThreads = 3
+
+// trustNote says what Trust means, under the cards: trusting a key is
+// letting it grant permissions here, which people underestimate.
+const trustNote = "Trust a key only if it is yours (your other machines, your own agents): a grant a trusted key signs counts " +
+	"here like one of yours, even one it signs for itself, so it can run commands and read and write files on this peer " +
+	"without asking you. It can also introduce others. Without trust a peer can still talk to you; what it may run here " +
+	"is always your decision."
+
+// AgentCard is a peer as the Presence window shows it: one card per key,
+// from what the node knows of it (a known peer: up or down, rtt, trust),
+// what it publishes (its presence document: harness, model, host) and the
+// threads it has with me.
+type AgentCard struct {
+	Key      string
+	Name     string // display name, or the short key
+	Title    string // name and short key
+	Software string // "claude-code · opus · on build-box · v0.1.0" ("" when it publishes none)
+	Status   string // "up · 12 ms", "down · last seen 5 min ago", "not connected · 2 hops away"
+	Up       bool
+	Known    bool   // a known peer (not only a presence document relayed to me)
+	Trust    string // "trusted", "introduced by bob", "not trusted"
+	Trusted  bool
+	Threads  string // "Port the auth middleware (you: working, alice: –) · …", or what it publishes
+	Dial     string // where Connect dials ("" none)
 }
 
-// DocLines is one presence document as the Presence window shows it.
-type DocLines struct {
-	Title   string // name and short key
-	Detail  string // harness, model, host, version, hops, unread
-	Threads string // one "subject: me … · them …" per thread, "; "-joined
-}
-
-// PresenceLines renders a presence table entry; names gives peer names
-// for the threads' other parties.
-func PresenceLines(pi peer.PresenceInfo, name func(string) string) DocLines {
-	var d presence.Doc
-	if err := json.Unmarshal(pi.Doc, &d); err != nil {
-		return DocLines{Title: "(unreadable document from " + render.ShortKey(pi.From) + ")"}
+// Cards merges known peers and presence documents into one list of
+// cards: up peers first, then down ones, then keys known only from
+// presence, each by name. threads are mine (the threads list); name gives
+// a key's display name (nil: short keys); now is for "last seen".
+func Cards(peers []peer.PeerInfo, docs []peer.PresenceInfo, threads []peer.ThreadInfo, self string, name func(string) string, now time.Time) []AgentCard {
+	if name == nil {
+		name = render.ShortKey
 	}
-	n := render.Clip(d.Name, render.MaxName)
-	if n == "" {
-		n = "(no name)"
+	docOf := map[string]presence.Doc{}
+	hops := map[string]int{}
+	for _, pi := range docs {
+		var d presence.Doc
+		if json.Unmarshal(pi.Doc, &d) != nil || d.Origin == "" || d.Origin == self {
+			continue
+		}
+		docOf[d.Origin], hops[d.Origin] = d, pi.Hops
 	}
-	out := DocLines{Title: n + "  " + render.ShortKey(d.Origin)}
-	var det []string
-	for _, kv := range [][2]string{{"harness", d.Harness}, {"model", d.Model}, {"host", d.Host}, {"v", d.Version}} {
-		if kv[1] != "" {
-			det = append(det, kv[0]+" "+kv[1])
+	mine := map[string][]peer.ThreadInfo{}
+	for _, t := range threads {
+		if t.MirroredFrom == "" {
+			mine[t.Peer] = append(mine[t.Peer], t)
 		}
 	}
-	if pi.Hops > 1 {
-		det = append(det, fmt.Sprintf("%d hops away", pi.Hops))
-	} else {
-		det = append(det, "direct")
-	}
-	up := 0
-	for _, p := range d.Peers {
-		if p.Up {
-			up++
+	var out []AgentCard
+	seen := map[string]bool{}
+	for _, p := range peers {
+		if p.Key == self || seen[p.Key] {
+			continue
 		}
-	}
-	det = append(det, fmt.Sprintf("%d/%d peers up", up, len(d.Peers)))
-	if d.Unread > 0 {
-		det = append(det, fmt.Sprintf("%d unread", d.Unread))
-	}
-	out.Detail = render.Clip(strings.Join(det, " · "), render.MaxField)
-	sort.SliceStable(d.Threads, func(i, j int) bool {
-		a, b := d.Threads[i], d.Threads[j]
-		if a.Updated != b.Updated {
-			return a.Updated > b.Updated
+		seen[p.Key] = true
+		d := docOf[p.Key]
+		c := AgentCard{Key: p.Key, Known: true, Up: p.Up, Trusted: p.Trusted, Dial: dialAddress(p)}
+		nm := render.Clip(p.Name, render.MaxName)
+		if nm == "" {
+			nm = render.Clip(d.Name, render.MaxName)
 		}
-		if a.Subject != b.Subject {
-			return a.Subject < b.Subject
+		c.Title = cardTitle(nm, p.Key)
+		c.Software = software(d)
+		switch {
+		case p.Up && p.RTTms > 0:
+			c.Status = fmt.Sprintf("up · %d ms", p.RTTms)
+		case p.Up:
+			c.Status = "up"
+		default:
+			c.Status = "down"
+			if t, ok := render.ParseTime(p.LastSeen); ok {
+				c.Status += " · last seen " + render.Ago(t, now, nil)
+			} else {
+				c.Status += " · never connected"
+			}
 		}
-		return a.Th < b.Th
+		if p.About != "" {
+			c.Status += " · " + render.Clip(p.About, render.MaxTitle)
+		}
+		switch {
+		case p.Trusted:
+			c.Trust = "trusted"
+		case p.IntroducedBy != "":
+			c.Trust = "introduced by " + render.Clip(name(p.IntroducedBy), render.MaxName)
+		default:
+			c.Trust = "not trusted"
+		}
+		if nm == "" {
+			nm = render.ShortKey(p.Key)
+		}
+		c.Name = nm
+		c.Threads = cardThreadsText(mine[p.Key], d, self, nm, name)
+		out = append(out, c)
+	}
+	for origin, d := range docOf {
+		if seen[origin] {
+			continue
+		}
+		nm := render.Clip(d.Name, render.MaxName)
+		c := AgentCard{Key: origin, Title: cardTitle(nm, origin), Software: software(d), Trust: "not trusted"}
+		c.Status = fmt.Sprintf("not connected · %d hops away", hops[origin])
+		if nm == "" {
+			nm = render.ShortKey(origin)
+		}
+		c.Name = nm
+		c.Threads = cardThreadsText(mine[origin], d, self, nm, name)
+		out = append(out, c)
+	}
+	rank := func(c AgentCard) int {
+		switch {
+		case c.Known && c.Up:
+			return 0
+		case c.Known:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		if out[i].Title != out[j].Title {
+			return out[i].Title < out[j].Title
+		}
+		return out[i].Key < out[j].Key
 	})
-	var ths []string
-	for _, t := range d.Threads {
-		subj := render.Clip(t.Subject, render.MaxTitle)
-		if subj == "" {
-			subj = t.Th
-		}
-		other := render.ShortKey(t.Peer)
-		if name != nil {
-			other = name(t.Peer)
-		}
-		other = render.Clip(other, render.MaxName)
-		mine, theirs := render.Clip(t.Mine, render.MaxName), render.Clip(t.Theirs, render.MaxName)
-		if mine == "" {
-			mine = "–"
-		}
-		if theirs == "" {
-			theirs = "–"
-		}
-		ths = append(ths, fmt.Sprintf("%s with %s: %s %s, %s %s", subj, other, n, mine, other, theirs))
-	}
-	if len(ths) == 0 {
-		out.Threads = "no threads published"
-	} else {
-		out.Threads = render.Clip(strings.Join(ths, "; "), render.MaxField)
-	}
 	return out
 }
 
-// PeerLine is a peer's row text in the Presence window.
-func PeerLine(p peer.PeerInfo) (title, detail string) {
-	name := render.Clip(p.Name, render.MaxName)
+func cardTitle(name, k string) string {
 	if name == "" {
 		name = "(no name)"
 	}
-	title = name + "  " + render.ShortKey(p.Key)
-	var d []string
-	if p.Up {
-		s := "● up"
-		if p.RTTms > 0 {
-			s += fmt.Sprintf(", %d ms", p.RTTms)
+	return name + "  " + render.ShortKey(k)
+}
+
+// software is what a presence document says the peer runs.
+func software(d presence.Doc) string {
+	var s []string
+	for _, v := range []string{d.Harness, d.Model} {
+		if v != "" {
+			s = append(s, render.Clip(v, render.MaxName))
 		}
-		d = append(d, s)
-	} else {
-		s := "○ down"
-		if p.LastSeen != "" {
-			s += ", last seen " + render.Clock(p.LastSeen, time.Now(), nil)
+	}
+	if d.Host != "" {
+		s = append(s, "on "+render.Clip(d.Host, render.MaxName))
+	}
+	if d.Version != "" {
+		s = append(s, "v"+strings.TrimPrefix(render.Clip(d.Version, render.MaxName), "v"))
+	}
+	return strings.Join(s, " · ")
+}
+
+// cardThreadsText names a peer's threads with me (newest first, with both
+// states), then those it publishes with others, at most cardThreads.
+func cardThreadsText(mine []peer.ThreadInfo, d presence.Doc, self, them string, name func(string) string) string {
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Updated > mine[j].Updated })
+	var items []string
+	for _, t := range mine {
+		s := render.Clip(t.Subject, render.MaxTitle)
+		if s == "" {
+			s = "(no subject)"
 		}
-		d = append(d, s)
+		if t.Mine != "" || t.Theirs != "" {
+			s += fmt.Sprintf(" (you: %s, %s: %s)", dash(t.Mine), them, dash(t.Theirs))
+		}
+		if t.Unread > 0 {
+			s += fmt.Sprintf(" · %d unread", t.Unread)
+		}
+		items = append(items, s)
 	}
-	switch {
-	case p.Trusted:
-		d = append(d, "trusted")
-	case p.IntroducedBy != "":
-		d = append(d, "introduced by "+render.ShortKey(p.IntroducedBy))
-	default:
-		d = append(d, "not trusted")
+	others := slicesSortedThreads(d.Threads)
+	for _, t := range others {
+		if t.Peer == self {
+			continue // the same thread as one of mine, seen from their side
+		}
+		s := render.Clip(t.Subject, render.MaxTitle)
+		if s == "" {
+			s = "(no subject)"
+		}
+		other := render.Clip(name(t.Peer), render.MaxName)
+		s += fmt.Sprintf(" with %s (%s: %s, %s: %s)", other, them, dash(t.Mine), other, dash(t.Theirs))
+		items = append(items, s)
 	}
-	if p.About != "" {
-		d = append(d, render.Clip(p.About, render.MaxTitle))
+	if len(items) == 0 {
+		return "No threads with you."
 	}
-	return title, strings.Join(d, " · ")
+	more := len(items) - cardThreads
+	if more > 0 {
+		items = append(items[:cardThreads], fmt.Sprintf("and %d more", more))
+	}
+	return render.Clip(strings.Join(items, " · "), render.MaxField)
+}
+
+func slicesSortedThreads(ts []presence.ThreadEntry) []presence.ThreadEntry {
+	out := append([]presence.ThreadEntry(nil), ts...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Updated != out[j].Updated {
+			return out[i].Updated > out[j].Updated
+		}
+		return out[i].Th < out[j].Th
+	})
+	return out
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return render.Clip(s, render.MaxName)
 }
 
 // dialAddress is where Connect dials a peer: the address kept up, else
@@ -162,13 +254,97 @@ func dialAddress(p peer.PeerInfo) string {
 	return ""
 }
 
+// presenceWindow shows every peer as a card: known peers merged with what
+// presence documents say, one list.
+type presenceWindow struct {
+	a     *App
+	w     fyne.Window
+	me    *widget.Label
+	addr  *widget.Entry
+	list  *widget.List
+	peers []peer.PeerInfo
+	docs  []peer.PresenceInfo
+	cards []AgentCard
+	none  *widget.Label
+	note  *widget.Label
+	views map[fyne.CanvasObject]*cardView // the list's row views
+}
+
 func (a *App) showPresence() {
 	if a.presence == nil {
 		a.presence = newPresenceWindow(a)
 	}
 	a.presence.w.Show()
 	a.presence.w.RequestFocus()
-	a.background(func() { a.refresh(dirtyPeers) })
+	a.background(func() { a.refresh(dirtyPeers | dirtyThreads) })
+}
+
+// cardView is a card's widgets, made once per recycled list row.
+type cardView struct {
+	box                    *fyne.Container
+	dot                    *canvas.Circle
+	title, status, threads *widget.Label
+	software               *widget.Label
+	msg, trust, conn       *widget.Button
+}
+
+// dotSize is the up/down dot's diameter.
+const dotSize = 12
+
+func newCardView() *cardView {
+	v := &cardView{dot: canvas.NewCircle(color.Transparent)}
+	v.dot.StrokeWidth = 1.5
+	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.software = widget.NewLabel("")
+	v.status = widget.NewLabel("")
+	v.threads = widget.NewLabel("")
+	v.threads.Importance = widget.LowImportance
+	for _, l := range []*widget.Label{v.title, v.software, v.status, v.threads} {
+		l.Truncation = fyne.TextTruncateEllipsis
+	}
+	v.msg = widget.NewButton("Message", nil)
+	v.trust = widget.NewButton("Trust", nil)
+	v.conn = widget.NewButton("Connect", nil)
+	dot := container.NewGridWrap(fyne.NewSize(dotSize, dotSize), v.dot)
+	left := container.NewVBox(layout.NewSpacer(), dot, layout.NewSpacer())
+	head := container.NewBorder(nil, nil, nil, v.software, v.title)
+	buttons := container.NewVBox(layout.NewSpacer(), container.NewHBox(v.msg, v.trust, v.conn), layout.NewSpacer())
+	text := container.New(layout.NewCustomPaddedVBoxLayout(-theme.Padding()*2), head, v.status, v.threads)
+	v.box = container.NewBorder(nil, nil, left, buttons, text)
+	return v
+}
+
+// show fills the view with card c. UI goroutine.
+func (v *cardView) show(c AgentCard, p *presenceWindow) {
+	v.title.SetText(c.Title + " · " + c.Trust)
+	v.software.SetText(c.Software)
+	v.status.SetText(c.Status)
+	v.threads.SetText(c.Threads)
+	switch {
+	case c.Up:
+		v.dot.FillColor, v.dot.StrokeColor = theme.Color(theme.ColorNameSuccess), theme.Color(theme.ColorNameSuccess)
+	case c.Known:
+		v.dot.FillColor, v.dot.StrokeColor = theme.Color(theme.ColorNameDisabled), theme.Color(theme.ColorNameDisabled)
+	default: // seen only through others: a ring
+		v.dot.FillColor, v.dot.StrokeColor = color.Transparent, theme.Color(theme.ColorNameDisabled)
+	}
+	v.dot.Refresh()
+	k, title := c.Key, c.Name
+	v.msg.OnTapped = func() { p.a.messagePeer(k, title, p.w) }
+	if c.Trusted {
+		v.trust.SetText("Untrust")
+	} else {
+		v.trust.SetText("Trust…")
+	}
+	trusted := c.Trusted
+	v.trust.OnTapped = func() { p.askTrust(k, title, !trusted) }
+	addr := c.Dial
+	v.conn.OnTapped = func() { p.connect(addr) }
+	if c.Up || addr == "" {
+		v.conn.Hide()
+	} else {
+		v.conn.Show()
+	}
 }
 
 func newPresenceWindow(a *App) *presenceWindow {
@@ -178,81 +354,34 @@ func newPresenceWindow(a *App) *presenceWindow {
 	p.addr = widget.NewEntry()
 	p.addr.SetPlaceHolder("tcp://host:port, unix:///path, wg://…")
 	connect := widget.NewButton("Connect", func() { p.connect(strings.TrimSpace(p.addr.Text)) })
+	p.views = map[fyne.CanvasObject]*cardView{}
+	views := p.views
 	p.list = widget.NewList(
-		func() int { return len(p.peers) },
+		func() int { return len(p.cards) },
 		func() fyne.CanvasObject {
-			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			title.Truncation = fyne.TextTruncateEllipsis
-			detail := widget.NewLabel("")
-			detail.Truncation = fyne.TextTruncateEllipsis
-			trust := widget.NewButton("Untrust", nil)
-			conn := widget.NewButton("Connect", nil)
-			return container.NewBorder(nil, nil, nil, container.NewHBox(trust, conn), container.NewVBox(title, detail))
+			v := newCardView()
+			views[v.box] = v
+			return v.box
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < 0 || id >= len(p.peers) {
-				return
-			}
-			pi := p.peers[id]
-			c := o.(*fyne.Container)
-			texts := c.Objects[0].(*fyne.Container)
-			btns := c.Objects[1].(*fyne.Container)
-			title, detail := PeerLine(pi)
-			texts.Objects[0].(*widget.Label).SetText(title)
-			texts.Objects[1].(*widget.Label).SetText(detail)
-			trust := btns.Objects[0].(*widget.Button)
-			if pi.Trusted {
-				trust.SetText("Untrust")
-			} else {
-				trust.SetText("Trust")
-			}
-			trust.OnTapped = func() { p.setTrust(pi.Key, !pi.Trusted) }
-			conn := btns.Objects[1].(*widget.Button)
-			addr := dialAddress(pi)
-			conn.OnTapped = func() { p.connect(addr) }
-			if pi.Up || addr == "" {
-				conn.Disable()
-			} else {
-				conn.Enable()
+			if v := views[o]; v != nil && id >= 0 && id < len(p.cards) {
+				v.show(p.cards[id], p)
 			}
 		},
 	)
-	p.docs = widget.NewList(
-		func() int { return len(p.doc) },
-		func() fyne.CanvasObject {
-			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			detail := widget.NewLabel("")
-			threads := widget.NewLabel("")
-			for _, l := range []*widget.Label{title, detail, threads} {
-				l.Truncation = fyne.TextTruncateEllipsis
-			}
-			threads.Importance = widget.LowImportance
-			return container.NewVBox(title, detail, threads)
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < 0 || id >= len(p.doc) {
-				return
-			}
-			d := p.doc[id]
-			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(d.Title)
-			c.Objects[1].(*widget.Label).SetText(d.Detail)
-			c.Objects[2].(*widget.Label).SetText(d.Threads)
-		},
-	)
-	p.none = widget.NewLabel("No presence documents yet.")
+	p.list.OnSelected = func(id widget.ListItemID) { p.list.Unselect(id) }
+	p.none = widget.NewLabel("No peers yet. Copy your invite and send it to someone, or add theirs with Add peer….")
+	p.none.Wrapping = fyne.TextWrapWord
 	p.none.Importance = widget.LowImportance
+	p.note = widget.NewLabel(trustNote)
+	p.note.Wrapping = fyne.TextWrapWord
+	p.note.Importance = widget.LowImportance
 	invite := widget.NewButton(menu.LabelInvite, a.copyInvite)
 	add := widget.NewButton(menu.LabelAddPeer, func() { a.addPeerIn(p.w) })
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(invite, add), p.me),
 		container.NewBorder(nil, nil, widget.NewLabel("Dial:"), connect, p.addr))
-	peersBox := container.NewBorder(widget.NewLabelWithStyle("Known peers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.list)
-	docsBox := container.NewBorder(widget.NewLabelWithStyle("Presence (what peers publish)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
-		container.NewStack(p.none, p.docs))
-	split := container.NewVSplit(peersBox, docsBox)
-	split.Offset = 0.5
-	p.w.SetContent(container.NewBorder(top, nil, nil, nil, split))
+	p.w.SetContent(container.NewBorder(top, p.note, nil, nil, container.NewStack(p.none, p.list)))
 	p.w.Resize(fyne.NewSize(760, 560))
 	p.w.SetCloseIntercept(p.w.Hide)
 	return p
@@ -262,23 +391,53 @@ func newPresenceWindow(a *App) *presenceWindow {
 func (p *presenceWindow) setPeers(ps []peer.PeerInfo) {
 	p.peers = ps
 	if be := p.a.backend(); be != nil {
-		p.me.SetText(fmt.Sprintf("Me: %s  %s\nListening on: %s", be.Name(), be.Key().String(), strings.Join(be.ListenAddrs(), ", ")))
+		listen := strings.Join(be.ListenAddrs(), ", ")
+		if listen == "" {
+			listen = "nothing (this peer only dials out)"
+		}
+		p.me.SetText(fmt.Sprintf("Me: %s  %s\nListening on: %s", be.Name(), be.Key().String(), listen))
 	}
-	p.list.Refresh()
+	p.rebuild()
 }
 
 // setDocs shows the presence table. UI goroutine.
 func (p *presenceWindow) setDocs(docs []peer.PresenceInfo) {
-	p.doc = p.doc[:0]
-	for _, d := range docs {
-		p.doc = append(p.doc, PresenceLines(d, p.a.main.name))
+	p.docs = docs
+	p.rebuild()
+}
+
+// rebuild makes the cards from the peers, the documents and my threads.
+// UI goroutine.
+func (p *presenceWindow) rebuild() {
+	self := ""
+	if be := p.a.backend(); be != nil {
+		self = be.Key().String()
 	}
-	if len(p.doc) == 0 {
+	p.cards = Cards(p.peers, p.docs, p.a.main.all, self, p.a.main.name, time.Now())
+	if len(p.cards) == 0 {
 		p.none.Show()
 	} else {
 		p.none.Hide()
 	}
-	p.docs.Refresh()
+	p.list.Refresh()
+}
+
+// askTrust trusts or untrusts key k; trusting asks first, saying what it
+// means.
+func (p *presenceWindow) askTrust(k, name string, trusted bool) {
+	if !trusted {
+		p.setTrust(k, false)
+		return
+	}
+	l := widget.NewLabel("Trust " + name + " (" + render.ShortKey(k) + ")?\n\n" + trustNote)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Trust this key?", "Trust", "Cancel", l, func(yes bool) {
+		if yes {
+			p.setTrust(k, true)
+		}
+	}, p.w)
+	d.Resize(fyne.NewSize(520, 300))
+	d.Show()
 }
 
 func (p *presenceWindow) setTrust(k string, trusted bool) {
@@ -288,7 +447,7 @@ func (p *presenceWindow) setTrust(k string, trusted bool) {
 	}
 	p.a.background(func() {
 		if err := be.Trust(k, trusted); err != nil {
-			fyne.Do(func() { dialog.ShowError(err, p.w) })
+			fyne.Do(func() { showPlainError("Could not change trust", err, p.w) })
 			return
 		}
 		p.a.refresh(dirtyPeers)
@@ -316,7 +475,7 @@ func (a *App) connect(addr string, parent fyne.Window) {
 		k, err := be.Connect(ctx, addr)
 		fyne.Do(func() {
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("connect %s: %w", addr, err), parent)
+				showPlainError("Could not connect to "+render.Clip(addr, render.MaxTitle), err, parent)
 				return
 			}
 			a.main.setNotice("Connected to " + render.ShortKey(k.String()) + " at " + addr)

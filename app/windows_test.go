@@ -94,56 +94,6 @@ func TestApprovalPromptFields(t *testing.T) {
 	}
 }
 
-func TestPresenceWindow(t *testing.T) {
-	f := newFakeNode()
-	f.peers = []peer.PeerInfo{
-		{Key: aliceKey.String(), Name: "alice", Up: true, RTTms: 12, Trusted: true},
-		{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey.String()},
-	}
-	f.dialKey["tcp://10.0.0.2:7000"] = bobKey
-	a, _ := newTestApp(t, f)
-	a.showPresence()
-	a.Wait()
-	p := a.presence
-	if p.list.Length() != 2 {
-		t.Fatalf("%d peers shown", p.list.Length())
-	}
-	title, detail := PeerLine(f.peers[0])
-	if !strings.HasPrefix(title, "alice  ") || detail != "● up, 12 ms · trusted" {
-		t.Errorf("alice: %q / %q", title, detail)
-	}
-	_, detail = PeerLine(f.peers[1])
-	if !strings.HasPrefix(detail, "○ down · introduced by ") {
-		t.Errorf("bob: %q", detail)
-	}
-
-	row := p.list.CreateItem()
-	p.list.UpdateItem(1, row)
-	btns := row.(*fyne.Container).Objects[1].(*fyne.Container)
-	trust, conn := btns.Objects[0].(*widget.Button), btns.Objects[1].(*widget.Button)
-	if trust.Text != "Trust" || conn.Disabled() {
-		t.Errorf("bob's buttons: %q, connect disabled %v", trust.Text, conn.Disabled())
-	}
-	test.Tap(trust)
-	a.Wait()
-	test.Tap(conn)
-	a.Wait()
-	f.with(func() {
-		if v, ok := f.trusted[bobKey.String()]; !ok || !v {
-			t.Errorf("trust calls = %v", f.trusted)
-		}
-		if len(f.dialed) != 1 || f.dialed[0] != "tcp://10.0.0.2:7000" {
-			t.Errorf("dialed = %v", f.dialed)
-		}
-	})
-	if !strings.Contains(a.main.notice.Text, "Connected to") {
-		t.Errorf("notice = %q", a.main.notice.Text)
-	}
-	if !strings.Contains(p.me.Text, meKey.String()) {
-		t.Errorf("me = %q", p.me.Text)
-	}
-}
-
 func TestSettingsAutostart(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)
