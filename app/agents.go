@@ -275,7 +275,7 @@ func (win *agentsWindow) newPanel(k agentKind, name, dir string) *agentPanel {
 	p.trust = widget.NewButton("Create its identity and trust it", p.trustAgent)
 	p.note = widget.NewLabel("")
 	p.note.Wrapping = fyne.TextWrapWord
-	p.note.Importance = widget.LowImportance
+	p.note.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	p.mirror.OnChanged = func(bool) { p.refresh() }
 	p.name.OnChanged = func(string) { p.refresh() }
 	p.dir.OnChanged = func(string) { p.refresh() }

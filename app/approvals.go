@@ -297,9 +297,9 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	w.empty.Wrapping = fyne.TextWrapWord
 	w.why = widget.NewLabel("")
 	w.why.Wrapping = fyne.TextWrapWord
-	w.why.Importance = widget.LowImportance
+	w.why.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	w.countdown = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	w.countdown.Importance = widget.WarningImportance
+	w.countdown.Importance = widget.MediumImportance // bold in the foreground colour: the warning orange reads at about 2:1 on white
 	w.detail = container.NewBorder(container.NewVBox(w.title, w.why), container.NewVBox(w.countdown, w.buttons, w.grantsNote), nil, nil, w.scroll)
 	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
 	split.Offset = 0.3
@@ -328,7 +328,7 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 		},
 	)
 	w.noGrants = widget.NewLabel("You have not issued any grant.")
-	w.noGrants.Importance = widget.LowImportance
+	w.noGrants.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	grants := container.NewStack(w.noGrants, w.grantList)
 
 	w.histList = widget.NewList(
@@ -346,7 +346,7 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	)
 	w.histList.OnSelected = func(id widget.ListItemID) { w.histList.Unselect(id) }
 	w.noHistory = widget.NewLabel("No request has been decided since AWP started.")
-	w.noHistory.Importance = widget.LowImportance
+	w.noHistory.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	w.tabs = container.NewAppTabs(
 		container.NewTabItem("Decided", container.NewStack(w.noHistory, w.histList)),
 		container.NewTabItem("Grants I issued", grants))
@@ -569,7 +569,11 @@ func (w *approvalsWindow) showCountdown() {
 	if req == nil {
 		w.countdown.SetText("")
 	} else if dl, ok := render.ParseTime(req.Deadline); ok {
-		w.countdown.SetText(render.Countdown(dl, w.clock.Now()) + " to answer: then it is denied")
+		if left := render.Countdown(dl, w.clock.Now()); dl.After(w.clock.Now()) {
+			w.countdown.SetText(left + " to answer, then it is denied")
+		} else {
+			w.countdown.SetText("Time is up: the request is being denied.")
+		}
 	} else {
 		w.countdown.SetText("")
 	}

@@ -404,17 +404,26 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	na.showSettings()
 	na.Wait()
 	s := na.settings
-	if s.presence.Disabled() || s.hosts.Disabled() || s.save.Disabled() || !s.name.Disabled() {
-		t.Fatal("presence and mirror hosts should be editable, name not")
+	// Name and listen are plain text, not disabled entries; Save waits for
+	// a change; the mirror hosts are picked from the known peers.
+	if s.presence.Disabled() || !s.save.Disabled() || s.name.Text != me.Name() || len(s.hosts) != 1 || s.hosts[0].key != alice.Key().String() ||
+		s.hosts[0].check.Disabled() || s.hosts[0].check.Checked || s.hosts[0].check.Text != "alice ("+render.ShortKey(alice.Key().String())+")" {
+		t.Fatalf("presence disabled %v, save disabled %v, name %q, hosts %+v", s.presence.Disabled(), s.save.Disabled(), s.name.Text, s.hosts)
 	}
 	if s.presence.Selected != me.PresenceDetail() || me.PresenceDetail() != "peers" {
 		t.Errorf("presence shown %q, node %q; want the default peers", s.presence.Selected, me.PresenceDetail())
 	}
-	if !strings.Contains(s.presenceNote.Text, "Full shares the subjects of your threads and whom they are with, with every peer up to 8 hops away") {
+	if !strings.HasPrefix(s.presenceNote.Text, "Peers (the default) shares your name") {
 		t.Errorf("presence note = %q", s.presenceNote.Text)
 	}
 	s.presence.SetSelected("full")
-	s.hosts.SetText(alice.Key().String())
+	if !strings.Contains(s.presenceNote.Text, "also the subjects of your threads, whom they are with and both states, with every peer up to 8 hops away") {
+		t.Errorf("presence note for full = %q", s.presenceNote.Text)
+	}
+	test.Tap(s.hosts[0].check)
+	if s.save.Disabled() {
+		t.Fatal("Save disabled after a change")
+	}
 	test.Tap(s.save)
 	na.Wait()
 	if me.PresenceDetail() != "full" {
@@ -423,7 +432,7 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if h := me.MirrorHosts(); len(h) != 1 || h[0] != alice.Key().String() {
 		t.Errorf("mirror hosts = %v", h)
 	}
-	if s.note.Text != "Saved." {
+	if !strings.HasPrefix(s.note.Text, "✓ Saved at ") || !strings.HasSuffix(s.note.Text, ": presence full, mirroring to alice ("+render.ShortKey(alice.Key().String())+").") || !s.save.Disabled() {
 		t.Errorf("note = %q", s.note.Text)
 	}
 

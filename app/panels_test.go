@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -279,4 +280,14 @@ func TestPresenceCards(t *testing.T) {
 	if tw := a.threads[threadKey{"thr_new1", ""}]; tw == nil {
 		t.Error("the new thread's window did not open")
 	}
+}
+
+// hasLabel reports whether a label with exactly text is in o's tree.
+func hasLabel(o fyne.CanvasObject, text string) bool {
+	for _, x := range test.LaidOutObjects(o) {
+		if l, ok := x.(*widget.Label); ok && l.Text == text {
+			return true
+		}
+	}
+	return false
 }

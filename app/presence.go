@@ -284,7 +284,6 @@ type cardView struct {
 	box                    *fyne.Container
 	dot                    *canvas.Circle
 	title, status, threads *widget.Label
-	software               *widget.Label
 	msg, trust, conn       *widget.Button
 }
 
@@ -295,11 +294,10 @@ func newCardView() *cardView {
 	v := &cardView{dot: canvas.NewCircle(color.Transparent)}
 	v.dot.StrokeWidth = 1.5
 	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	v.software = widget.NewLabel("")
 	v.status = widget.NewLabel("")
 	v.threads = widget.NewLabel("")
-	v.threads.Importance = widget.LowImportance
-	for _, l := range []*widget.Label{v.title, v.software, v.status, v.threads} {
+	v.threads.TextStyle.Italic = true
+	for _, l := range []*widget.Label{v.title, v.status, v.threads} {
 		l.Truncation = fyne.TextTruncateEllipsis
 	}
 	v.msg = widget.NewButton("Message", nil)
@@ -307,9 +305,8 @@ func newCardView() *cardView {
 	v.conn = widget.NewButton("Connect", nil)
 	dot := container.NewGridWrap(fyne.NewSize(dotSize, dotSize), v.dot)
 	left := container.NewVBox(layout.NewSpacer(), dot, layout.NewSpacer())
-	head := container.NewBorder(nil, nil, nil, v.software, v.title)
 	buttons := container.NewVBox(layout.NewSpacer(), container.NewHBox(v.msg, v.trust, v.conn), layout.NewSpacer())
-	text := container.New(layout.NewCustomPaddedVBoxLayout(-theme.Padding()*2), head, v.status, v.threads)
+	text := container.New(layout.NewCustomPaddedVBoxLayout(-theme.Padding()*2), v.title, v.status, v.threads)
 	v.box = container.NewBorder(nil, nil, left, buttons, text)
 	return v
 }
@@ -317,8 +314,11 @@ func newCardView() *cardView {
 // show fills the view with card c. UI goroutine.
 func (v *cardView) show(c AgentCard, p *presenceWindow) {
 	v.title.SetText(c.Title + " · " + c.Trust)
-	v.software.SetText(c.Software)
-	v.status.SetText(c.Status)
+	status := c.Status
+	if c.Software != "" {
+		status += " · " + c.Software
+	}
+	v.status.SetText(status)
 	v.threads.SetText(c.Threads)
 	switch {
 	case c.Up:
@@ -372,10 +372,10 @@ func newPresenceWindow(a *App) *presenceWindow {
 	p.list.OnSelected = func(id widget.ListItemID) { p.list.Unselect(id) }
 	p.none = widget.NewLabel("No peers yet. Copy your invite and send it to someone, or add theirs with Add peer….")
 	p.none.Wrapping = fyne.TextWrapWord
-	p.none.Importance = widget.LowImportance
+	p.none.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	p.note = widget.NewLabel(trustNote)
 	p.note.Wrapping = fyne.TextWrapWord
-	p.note.Importance = widget.LowImportance
+	p.note.TextStyle.Italic = true
 	invite := widget.NewButton(menu.LabelInvite, a.copyInvite)
 	add := widget.NewButton(menu.LabelAddPeer, func() { a.addPeerIn(p.w) })
 	top := container.NewVBox(
