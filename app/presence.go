@@ -276,7 +276,7 @@ func (a *App) showPresence() {
 	}
 	a.presence.w.Show()
 	a.presence.w.RequestFocus()
-	a.background(func() { a.refresh(dirtyPeers | dirtyThreads) })
+	a.background(func() { a.refresh(dirtyPeers) })
 }
 
 // cardView is a card's widgets, made once per recycled list row.
