@@ -246,14 +246,31 @@ func (a *App) messagePeer(k, name string, parent fyne.Window) *askDialog {
 	return d
 }
 
-// Labels of a thread window's Mirror switch: what it does, or why it
-// cannot be used.
+// Why a thread window's Mirror switch cannot be used, next to it. The
+// reason is a label of its own in the foreground colour: a disabled
+// check box draws its text in the disabled colour, about 1.3:1.
 const (
-	mirrorLabel        = "Mirror to my hosts"
-	mirrorLabelNoHosts = "Mirror (no mirror hosts: add them in Settings)"
-	mirrorLabelPrivate = "Mirror (off: this thread is private)"
-	mirrorLabelTheirs  = "Mirror (only your own threads)"
+	mirrorWhyNoHosts = "no mirror hosts yet (Settings)"
+	mirrorWhyPrivate = "not mirrored: private"
 )
+
+// toggles are a thread window's Mirror switch and Keep private button.
+type toggles struct {
+	box *fyne.Container // the why label, the switch and the button
+	why *widget.Label
+	top *fyne.Container // the window's top, laid out again when they change
+}
+
+// newToggles makes tw's Mirror switch and Keep private button.
+func newToggles(tw *threadWindow) *toggles {
+	tw.mirror = widget.NewCheck("Mirror to my hosts", tw.setMirror)
+	tw.private = widget.NewButton("Keep private", tw.makePrivate)
+	t := &toggles{why: widget.NewLabel("")}
+	t.why.TextStyle.Italic = true
+	t.why.Hide()
+	t.box = container.NewHBox(t.why, tw.mirror, tw.private)
+	return t
+}
 
 // showToggles sets a thread window's Mirror switch and Keep private button
 // to what the node can do for the thread: Mirror only on my own thread,
@@ -261,23 +278,29 @@ const (
 // own thread (a thread mirrored to me has no party of mine to ask), once.
 // UI goroutine.
 func (tw *threadWindow) showToggles(t peer.ThreadInfo) {
-	label, usable := mirrorLabel, true
+	why, usable := "", true
 	switch {
 	case tw.key.from != "":
-		label, usable = mirrorLabelTheirs, false
+		usable = false // a thread mirrored to me: the detail line says so
 	case t.Private:
-		label, usable = mirrorLabelPrivate, false
+		why, usable = mirrorWhyPrivate, false
 	case len(tw.a.mirrorHosts) == 0:
-		label, usable = mirrorLabelNoHosts, false
+		why, usable = mirrorWhyNoHosts, false
 	}
 	tw.mirror.OnChanged = nil
-	tw.mirror.Text = label
 	tw.mirror.SetChecked(usable && t.Mirror)
 	tw.mirror.OnChanged = tw.setMirror
 	if usable {
 		tw.mirror.Enable()
 	} else {
 		tw.mirror.Disable()
+	}
+	tg := tw.toggles
+	tg.why.SetText(why)
+	if why == "" {
+		tg.why.Hide()
+	} else {
+		tg.why.Show()
 	}
 	switch {
 	case t.Private:
@@ -289,6 +312,9 @@ func (tw *threadWindow) showToggles(t peer.ThreadInfo) {
 	default:
 		tw.private.SetText("Keep private")
 		tw.private.Enable()
+	}
+	if tg.top != nil {
+		tg.top.Refresh() // the switch's row changed width
 	}
 }
 

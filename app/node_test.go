@@ -310,8 +310,8 @@ func TestNodePrivateToggle(t *testing.T) {
 	tw := na.openThread(info)
 	na.Wait()
 	// No mirror host: the switch says so and cannot be ticked.
-	if tw.private.Disabled() || !tw.mirror.Disabled() || tw.mirror.Text != mirrorLabelNoHosts {
-		t.Fatalf("keep private disabled %v; mirror disabled %v, %q", tw.private.Disabled(), tw.mirror.Disabled(), tw.mirror.Text)
+	if tw.private.Disabled() || !tw.mirror.Disabled() || tw.toggles.why.Text != mirrorWhyNoHosts {
+		t.Fatalf("keep private disabled %v; mirror disabled %v, %q", tw.private.Disabled(), tw.mirror.Disabled(), tw.toggles.why.Text)
 	}
 	test.Tap(tw.private)
 	top := tw.w.Canvas().Overlays().Top()
@@ -346,8 +346,8 @@ func TestNodePrivateToggle(t *testing.T) {
 		return false
 	})
 	na.pump(t, "the window to show Private", func() bool { return tw.private.Text == "Private" && tw.private.Disabled() })
-	if !tw.mirror.Disabled() || tw.mirror.Checked || tw.mirror.Text != mirrorLabelPrivate {
-		t.Errorf("mirror on a private thread: disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.mirror.Text)
+	if !tw.mirror.Disabled() || tw.mirror.Checked || tw.toggles.why.Text != mirrorWhyPrivate {
+		t.Errorf("mirror on a private thread: disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.toggles.why.Text)
 	}
 }
 

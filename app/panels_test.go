@@ -90,8 +90,8 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 	}
 	tw := na.openThread(info)
 	na.Wait()
-	if !tw.mirror.Disabled() || tw.mirror.Checked || tw.mirror.Text != mirrorLabelNoHosts {
-		t.Errorf("no host: mirror disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.mirror.Text)
+	if !tw.mirror.Disabled() || tw.mirror.Checked || tw.toggles.why.Text != mirrorWhyNoHosts {
+		t.Errorf("no host: mirror disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.toggles.why.Text)
 	}
 
 	// A host appears (Settings): the row says mirroring, the switch works.
@@ -102,8 +102,8 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 		i, _ := na.thread(res.Th)
 		return strings.Contains(render.DescribeThread(i, nil).Detail, "mirroring")
 	})
-	if tw.mirror.Disabled() || !tw.mirror.Checked || tw.mirror.Text != mirrorLabel {
-		t.Errorf("with a host: mirror disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.mirror.Text)
+	if tw.mirror.Disabled() || !tw.mirror.Checked || tw.toggles.why.Visible() {
+		t.Errorf("with a host: mirror disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.toggles.why.Text)
 	}
 	test.Tap(tw.mirror)
 	na.Wait()
@@ -124,7 +124,7 @@ func TestMirrorRefusedGoesBack(t *testing.T) {
 	tw := a.openThread(peer.ThreadInfo{Th: "thr_x", Peer: aliceKey.String(), Subject: "x"})
 	a.Wait()
 	if tw.mirror.Disabled() {
-		t.Fatalf("mirror disabled with a host: %q", tw.mirror.Text)
+		t.Fatalf("mirror disabled with a host: %q", tw.toggles.why.Text)
 	}
 	f.Fake.Lock()
 	f.Fake.Err = errors.New("peer: thread thr_x is private: mirroring stays off")

@@ -38,6 +38,7 @@ type threadWindow struct {
 	list    *widget.List
 	mirror  *widget.Check
 	private *widget.Button
+	toggles *toggles // actions.go
 	compose *composer
 
 	rows    []render.Row
@@ -88,13 +89,10 @@ func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
 		}
 	}
 
-	tw.mirror = widget.NewCheck("Mirror to my hosts", func(on bool) { tw.setMirror(on) })
-	tw.private = widget.NewButton("Keep private", tw.makePrivate)
-	if k.from != "" {
-		tw.mirror.Disable() // only my own threads are mirrored
-	}
+	tw.toggles = newToggles(tw) // Mirror and Keep private: actions.go
 	tw.compose = newComposer(a, tw)
-	top := container.NewVBox(tw.header, container.NewBorder(nil, nil, nil, container.NewHBox(tw.mirror, tw.private), tw.detail))
+	top := container.NewVBox(tw.header, container.NewBorder(nil, nil, nil, tw.toggles.box, tw.detail))
+	tw.toggles.top = top
 	tw.w.SetContent(container.NewBorder(top, tw.compose.box, nil, nil, tw.list))
 	tw.w.Resize(fyne.NewSize(860, 640))
 	tw.w.SetCloseIntercept(tw.closeAsked)
