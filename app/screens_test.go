@@ -112,8 +112,14 @@ func TestPanelScreens(t *testing.T) {
 			a.showSettings()
 			a.Wait()
 			shot(a.settings.w, "settings", fyne.NewSize(620, 640))
-			a.settings.presence.SetSelected("full")
+			a.settings.presence.SetSelected("none") // the fake's detail is full
+			if a.settings.save.Disabled() {
+				t.Error("Save disabled after a change")
+			}
 			shot(a.settings.w, "settings-changed", fyne.NewSize(620, 640))
+			test.Tap(a.settings.save)
+			a.Wait()
+			shot(a.settings.w, "settings-saved", fyne.NewSize(620, 640))
 
 			f.Fake.AddErr = fmt.Errorf("%w: illegal base64 data at input byte 16", peer.ErrBadInvite)
 			d := a.addPeerIn(a.main.w)
