@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -747,13 +746,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 // directory without it) for a person to look at; it checks each image has
 // the window's size at its scale.
 func TestApprovalScreens(t *testing.T) {
-	dir := os.Getenv("AWP_SCREENS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := screensDir(t)
 	ws := t.TempDir()
 	data := filepath.Join(ws, ".awp")
 	if err := os.Mkdir(data, 0o700); err != nil {
@@ -776,23 +769,9 @@ func TestApprovalScreens(t *testing.T) {
 			arrive(a, f, grantReq("apr_3", bobKey, []string{"exec", "fs:read"}, 86400, meKey.String(), aliceKey.String()))
 			arrive(a, f, readReq("apr_4", carolKey, ".awp/identity.key"))
 			w := a.approvals
-			w.w.Canvas().(test.WindowlessCanvas).SetScale(scale)
-			w.w.Resize(fyne.NewSize(860, 620))
 			shot := func(state string) {
 				t.Helper()
-				img := w.w.Canvas().Capture()
-				if b := img.Bounds(); b.Dx() != int(860*scale) || b.Dy() != int(620*scale) {
-					t.Errorf("%s: image %v at scale %v", state, b, scale)
-				}
-				name := filepath.Join(dir, fmt.Sprintf("approvals-%s-%s-%gx.png", state, v.name, scale))
-				out, err := os.Create(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer out.Close()
-				if err := png.Encode(out, img); err != nil {
-					t.Fatal(err)
-				}
+				writeShot(t, w.w, filepath.Join(dir, fmt.Sprintf("approvals-%s-%s-%gx.png", state, v.name, scale)), fyne.NewSize(860, 620), scale)
 			}
 			w.list.Select(0)
 			shot("exec-just-shown")

@@ -158,7 +158,6 @@ func (s sendFails) Send(ctx context.Context, r peer.SendRequest) (peer.SendResul
 // presence documents say, and keys known only from presence; each with
 // its software, up dot, rtt or last seen, trust, and threads with me.
 func TestPresenceCards(t *testing.T) {
-	carolKey := mustKey(4)
 	now := time.Now().UTC()
 	f := newFakeNode()
 	f.peers = []peer.PeerInfo{

@@ -25,14 +25,7 @@ import (
 // into $AWP_SCREENS (a temporary directory without it) for a person to look
 // at; it checks each image has the window's size at its scale.
 func TestPanelScreens(t *testing.T) {
-	dir := os.Getenv("AWP_SCREENS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	carolKey := mustKey(4)
+	dir := screensDir(t)
 	for _, v := range []struct {
 		name string
 		th   fyne.Theme
@@ -73,20 +66,7 @@ func TestPanelScreens(t *testing.T) {
 			a.Wait()
 			shot := func(w fyne.Window, name string, size fyne.Size) {
 				t.Helper()
-				w.Canvas().(test.WindowlessCanvas).SetScale(scale)
-				w.Resize(size)
-				img := w.Canvas().Capture()
-				if b := img.Bounds(); b.Dx() != int(size.Width*scale) || b.Dy() != int(size.Height*scale) {
-					t.Errorf("%s: image %v at scale %v", name, b, scale)
-				}
-				out, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%gx.png", name, v.name, scale)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer out.Close()
-				if err := png.Encode(out, img); err != nil {
-					t.Fatal(err)
-				}
+				writeShot(t, w, filepath.Join(dir, fmt.Sprintf("%s-%s-%gx.png", name, v.name, scale)), size, scale)
 			}
 
 			a.showPresence()
@@ -140,5 +120,38 @@ func TestPanelScreens(t *testing.T) {
 			test.Tap(tw0.private)
 			shot(tw0.w, "thread-keep-private", fyne.NewSize(860, 400))
 		}
+	}
+}
+
+// screensDir is where the screenshot tests write: $AWP_SCREENS, or a
+// temporary directory.
+func screensDir(t *testing.T) string {
+	dir := os.Getenv("AWP_SCREENS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writeShot sizes w at scale, checks its image has that size in pixels and
+// writes it to path as PNG.
+func writeShot(t *testing.T, w fyne.Window, path string, size fyne.Size, scale float32) {
+	t.Helper()
+	w.Canvas().(test.WindowlessCanvas).SetScale(scale)
+	w.Resize(size)
+	img := w.Canvas().Capture()
+	if b := img.Bounds(); b.Dx() != int(size.Width*scale) || b.Dy() != int(size.Height*scale) {
+		t.Errorf("%s: image %v at scale %v", filepath.Base(path), b, scale)
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := png.Encode(out, img); err != nil {
+		t.Fatal(err)
 	}
 }
