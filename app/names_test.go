@@ -72,6 +72,7 @@ func TestNameArrivesLater(t *testing.T) {
 		w = a.approvalsWin()
 		w.setGrants([]peer.GrantInfo{{ID: "g1", Grant: raw, Issued: true}})
 		w.w.Show()
+		w.tabs.SelectIndex(1) // Grants I issued
 		tw = a.openThread(th)
 	})
 	a.Wait()
