@@ -18,7 +18,7 @@ type ThreadInfo struct {
 	Subject      string `json:"subject"`                 // first subject seen
 	Mine         string `json:"mine"`                    // my last declared state ("" if none)
 	Theirs       string `json:"theirs"`                  // their last declared state
-	Unread       int    `json:"unread"`                  // inbound content lines not yet read
+	Unread       int    `json:"unread"`                  // inbound lines not yet read (state lines do not count)
 	Updated      string `json:"updated"`                 // RFC 3339 time of the newest line
 	Lines        int    `json:"lines"`                   // number of lines stored
 	LastText     string `json:"last_text,omitempty"`     // newest text, for previews
@@ -50,9 +50,9 @@ type PeerInfo struct {
 	Listen       []string `json:"listen"`
 	Caps         []string `json:"caps,omitempty"`
 	RTTms        int64    `json:"rtt,omitempty"`
-	LastSeen     string   `json:"last_seen,omitempty"`
-	Dialed       string   `json:"dialed,omitempty"`  // address this node keeps dialing
-	Invited      bool     `json:"invited,omitempty"` // the person added its invite
+	LastSeen     string   `json:"last_seen,omitempty"` // when its last session ended (or began, while up)
+	Dialed       string   `json:"dialed,omitempty"`    // address this node keeps dialing
+	Invited      bool     `json:"invited,omitempty"`   // the person added its invite
 }
 
 // BlobInfo is one blob received or sent. Received counts bytes stored so far.

@@ -172,7 +172,9 @@ func (n *Node) storeMirror(tx *store.Tx, in *inLine, m *wire.Mirror) error {
 		return err
 	}
 	t.Updated = now
-	t.Unread++
+	if countsUnread(orig) {
+		t.Unread++
+	}
 	t.LastFrom = from.String()
 	switch o := orig.(type) {
 	case *wire.Msg:

@@ -473,9 +473,9 @@ func (n *Node) storeLine(tx *store.Tx, in *inLine) error {
 
 // storeInThread stores a received line in its thread with the sender (in
 // this node's own namespace): it appends the line, updates the thread's
-// record (when, unread, from whom, and what update changes), keeps the
-// line for its event after the commit, and mirrors it to this node's
-// hosts.
+// record (when, unread but for a state line, from whom, and what update
+// changes), keeps the line for its event after the commit, and mirrors it
+// to this node's hosts.
 func (n *Node) storeInThread(tx *store.Tx, in *inLine, update func(t *store.Thread) error) error {
 	h, peer := in.f.Header(), in.s.peer
 	tk := store.ThreadKey{NS: store.NSOwn, Peer: peer, Th: h.Th}
@@ -485,7 +485,9 @@ func (n *Node) storeInThread(tx *store.Tx, in *inLine, update func(t *store.Thre
 		return err
 	}
 	t.Updated = in.now
-	t.Unread++
+	if countsUnread(in.f) {
+		t.Unread++
+	}
 	t.LastFrom = in.s.peerS
 	if update != nil {
 		if err := update(t); err != nil {

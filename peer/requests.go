@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -165,7 +166,9 @@ func (n *Node) onProfileRequest(j *reqJob) {
 				return
 			}
 			if d.For > 0 {
-				if _, err := n.issueGrant(context.Background(), s.peer, []string{c}, d.For, []key.PublicKey{n.pub}, "approved for "+d.For.String()); err != nil {
+				// The grant goes in the request's thread, under the request
+				// it answers, not in a thread of its own.
+				if _, err := n.issueGrant(context.Background(), s.peer, []string{c}, d.For, []key.PublicKey{n.pub}, "approved for "+visible.Duration(d.For), m.Th); err != nil {
 					n.log.Error("issue grant", "err", err)
 				}
 			}
@@ -378,8 +381,9 @@ func (n *Node) onGrantRequest(j *reqJob) {
 	})
 }
 
-// issueGrant signs a grant for sub, stores it and sends it to sub in a msg.
-func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (*grant.Grant, error) {
+// issueGrant signs a grant for sub, stores it and sends it to sub in a msg:
+// in thread th when it answers a request there, else in a new thread.
+func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note, th string) (*grant.Grant, error) {
 	g, err := n.signGrant(sub, caps, ttl, on, note)
 	if err != nil {
 		return nil, err
@@ -388,7 +392,11 @@ func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string,
 	if err != nil {
 		return nil, err
 	}
-	if _, err := n.Send(ctx, SendRequest{To: sub.String(), Subject: "grant: " + fmt.Sprint(caps), Parts: []json.RawMessage{part}}); err != nil {
+	r := SendRequest{To: sub.String(), Th: th, Parts: []json.RawMessage{part}}
+	if th == "" {
+		r.Subject = "grant: " + strings.Join(caps, ", ")
+	}
+	if _, err := n.Send(ctx, r); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -412,7 +420,7 @@ func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Dur
 		}
 		onKeys = append(onKeys, ok)
 	}
-	g, err := n.issueGrant(ctx, k, caps, ttl, onKeys, note)
+	g, err := n.issueGrant(ctx, k, caps, ttl, onKeys, note, "")
 	if err != nil {
 		return nil, wrapOp("grant", err)
 	}

@@ -50,3 +50,11 @@ func (n *Node) SetState(ctx context.Context, th, state, note string) (SendResult
 	}
 	return res, nil
 }
+
+// countsUnread reports whether a stored line counts as unread: what a
+// person reads (a msg, an introduction), not a state line, which the
+// thread list shows as the sender's state.
+func countsUnread(f wire.Frame) bool {
+	_, state := f.(*wire.State)
+	return !state
+}

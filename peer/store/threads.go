@@ -52,7 +52,7 @@ type Thread struct {
 	Created  time.Time `json:"created"`
 	LastSeq  uint64    `json:"last_seq"`            // seq of the newest line
 	ReadSeq  uint64    `json:"read_seq"`            // lines up to here have been read
-	Unread   int       `json:"unread"`              // inbound content lines after ReadSeq
+	Unread   int       `json:"unread"`              // inbound lines after ReadSeq, state lines left out
 	AckedSeq uint64    `json:"acked_seq"`           // outbound lines up to here are acked
 	LastText string    `json:"last_text,omitempty"` // preview
 	LastFrom string    `json:"last_from,omitempty"` // key of the newest line's sender
