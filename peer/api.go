@@ -22,6 +22,7 @@ type ThreadInfo struct {
 	Updated      string `json:"updated"`                 // RFC 3339 time of the newest line
 	Lines        int    `json:"lines"`                   // number of lines stored
 	LastText     string `json:"last_text,omitempty"`     // newest text, for previews
+	LastFrom     string `json:"last_from,omitempty"`     // key of who wrote last_text
 	MirroredFrom string `json:"mirrored_from,omitempty"` // set on a thread mirrored to me by a sharer
 	Mirror       bool   `json:"mirror"`                  // I mirror this thread to my hosts
 	Private      bool   `json:"private"`                 // mirroring stopped for good (private)
@@ -50,9 +51,9 @@ type PeerInfo struct {
 	Listen       []string `json:"listen"`
 	Caps         []string `json:"caps,omitempty"`
 	RTTms        int64    `json:"rtt,omitempty"`
-	LastSeen     string   `json:"last_seen,omitempty"` // when its last session ended (or began, while up)
-	Dialed       string   `json:"dialed,omitempty"`    // address this node keeps dialing
-	Invited      bool     `json:"invited,omitempty"`   // the person added its invite
+	LastSeen     string   `json:"last_seen,omitempty"`
+	Dialed       string   `json:"dialed,omitempty"`  // address this node keeps dialing
+	Invited      bool     `json:"invited,omitempty"` // the person added its invite
 }
 
 // BlobInfo is one blob received or sent. Received counts bytes stored so far.

@@ -175,14 +175,13 @@ func (n *Node) storeMirror(tx *store.Tx, in *inLine, m *wire.Mirror) error {
 	if countsUnread(orig) {
 		t.Unread++
 	}
-	t.LastFrom = from.String()
 	switch o := orig.(type) {
 	case *wire.Msg:
 		if t.Subject == "" && o.Subject != "" {
 			t.Subject = o.Subject
 		}
 		if txt := previewText(o); txt != "" {
-			t.LastText = txt
+			t.LastText, t.LastFrom = txt, from.String()
 		}
 	case *wire.State:
 		if m.Dir == "out" {

@@ -23,7 +23,7 @@ func (n *Node) storeMsg(tx *store.Tx, in *inLine, m *wire.Msg) error {
 			t.Subject = m.Subject
 		}
 		if txt := previewText(m); txt != "" {
-			t.LastText = txt
+			t.LastText, t.LastFrom = txt, in.s.peerS
 		}
 		if err := n.announceBlobs(tx, in, m); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -15,7 +16,8 @@ func threadInfo(tk store.ThreadKey, t *store.Thread, names map[string]string) Th
 	ti := ThreadInfo{
 		Th: tk.Th, Peer: tk.Peer.String(), Subject: t.Subject, Mine: t.Mine, Theirs: t.Theirs,
 		Unread: t.Unread, Updated: wire.FormatTime(t.Updated), Lines: int(t.LastSeq), LastText: t.LastText,
-		Mirror: tk.NS == store.NSOwn && !t.NoMirror && !t.Private, Private: t.Private, Withdrawn: t.Withdrawn,
+		LastFrom: t.LastFrom,
+		Mirror:   tk.NS == store.NSOwn && !t.NoMirror && !t.Private, Private: t.Private, Withdrawn: t.Withdrawn,
 	}
 	if tk.NS == store.NSMirrored {
 		ti.MirroredFrom = tk.Peer.String()
@@ -220,4 +222,30 @@ func (n *Node) Trust(k string, trusted bool) error {
 		n.publish(Event{Type: EventPresence, Peer: pk.String()})
 	}
 	return err
+}
+
+// RequestsSubject is the subject of the thread where this node sends its
+// requests and grants to a peer when they belong to no conversation: one
+// thread per peer, so a person's thread list shows one "Requests and
+// grants" row per peer, not a thread named "exec request" or
+// "grant: exec" for each.
+const RequestsSubject = "Requests and grants"
+
+// requestThread returns the thread for a request or grant to k that names
+// none: my newest thread with k under RequestsSubject, or a new one (its
+// subject then to be sent, "" otherwise).
+func (n *Node) requestThread(k key.PublicKey) (th, subject string) {
+	var newest time.Time
+	_ = n.db.View(func(tx *store.Tx) error {
+		return tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
+			if tk.NS == store.NSOwn && tk.Peer == k && t.Subject == RequestsSubject && !t.Updated.Before(newest) {
+				th, newest = tk.Th, t.Updated
+			}
+			return true
+		})
+	})
+	if th != "" {
+		return th, ""
+	}
+	return wire.NewThread(), RequestsSubject
 }

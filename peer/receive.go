@@ -473,8 +473,8 @@ func (n *Node) storeLine(tx *store.Tx, in *inLine) error {
 
 // storeInThread stores a received line in its thread with the sender (in
 // this node's own namespace): it appends the line, updates the thread's
-// record (when, unread but for a state line, from whom, and what update
-// changes), keeps the line for its event after the commit, and mirrors it
+// record (when, unread but for a state line, and what update changes),
+// keeps the line for its event after the commit, and mirrors it
 // to this node's hosts.
 func (n *Node) storeInThread(tx *store.Tx, in *inLine, update func(t *store.Thread) error) error {
 	h, peer := in.f.Header(), in.s.peer
@@ -488,7 +488,6 @@ func (n *Node) storeInThread(tx *store.Tx, in *inLine, update func(t *store.Thre
 	if countsUnread(in.f) {
 		t.Unread++
 	}
-	t.LastFrom = in.s.peerS
 	if update != nil {
 		if err := update(t); err != nil {
 			return err

@@ -394,7 +394,7 @@ func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string,
 	}
 	r := SendRequest{To: sub.String(), Th: th, Parts: []json.RawMessage{part}}
 	if th == "" {
-		r.Subject = "grant: " + strings.Join(caps, ", ")
+		r.Th, r.Subject = n.requestThread(sub)
 	}
 	if _, err := n.Send(ctx, r); err != nil {
 		return nil, err
@@ -466,13 +466,14 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	subject := ""
 	if th == "" {
-		th = wire.NewThread()
+		th, subject = n.requestThread(k)
 	}
 	// The waiter is registered in the commit that gives the msg its id,
 	// before the msg can be sent, so no answer can come before it.
 	w := &waiter{to: k, ch: make(chan answer, 1)}
-	res, err := n.Send(ctx, SendRequest{To: k.String(), Th: th, Subject: c + " request", Parts: []json.RawMessage{part}, waiter: w})
+	res, err := n.Send(ctx, SendRequest{To: k.String(), Th: th, Subject: subject, Parts: []json.RawMessage{part}, waiter: w})
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func (j *sendJob) run(tx *store.Tx) error {
 			t.Subject = m.Subject
 		}
 		if j.preview != "" {
-			t.LastText = j.preview
+			t.LastText, t.LastFrom = j.preview, n.pubS
 		}
 	}); err != nil {
 		return err
@@ -142,7 +142,6 @@ func (n *Node) appendOut(tx *store.Tx, to key.PublicKey, th, id string, raw []by
 		return 0, err
 	}
 	t.Updated = now
-	t.LastFrom = n.pubS
 	if t.ReadSeq == seq-1 {
 		t.ReadSeq = seq // my own line does not make the thread unread
 	}

@@ -55,7 +55,7 @@ type Thread struct {
 	Unread   int       `json:"unread"`              // inbound lines after ReadSeq, state lines left out
 	AckedSeq uint64    `json:"acked_seq"`           // outbound lines up to here are acked
 	LastText string    `json:"last_text,omitempty"` // preview
-	LastFrom string    `json:"last_from,omitempty"` // key of the newest line's sender
+	LastFrom string    `json:"last_from,omitempty"` // key of who wrote LastText
 
 	// Mirror state.
 	Of        string `json:"of,omitempty"`        // mirrored threads: the sharer's other party
