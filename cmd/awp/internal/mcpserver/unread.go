@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // ThreadLines is one thread and the lines an answer carries from it.
@@ -139,8 +141,9 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 
 // firstUnread returns the seq of the first unread line of a thread whose
 // newest line was last and whose unread count was unread at that moment:
-// the unread lines are its last unread inbound lines up to last. With
-// none unread it is last+1.
+// the unread lines are its last unread inbound lines up to last (state
+// lines do not count: the peer shows them as a state, not as something
+// to read). With none unread it is last+1.
 func firstUnread(lines []peer.LineInfo, last uint64, unread int) uint64 {
 	if unread <= 0 {
 		return last + 1
@@ -148,7 +151,7 @@ func firstUnread(lines []peer.LineInfo, last uint64, unread int) uint64 {
 	n := 0
 	for i := len(lines) - 1; i >= 0; i-- {
 		li := lines[i]
-		if li.Seq > last || li.Dir != "in" {
+		if li.Seq > last || li.Dir != "in" || isState(li.Line) {
 			continue
 		}
 		n++
@@ -157,4 +160,12 @@ func firstUnread(lines []peer.LineInfo, last uint64, unread int) uint64 {
 		}
 	}
 	return 0 // more unread than inbound lines: hand them all out
+}
+
+// isState reports whether a stored line is a state line.
+func isState(line []byte) bool {
+	var h struct {
+		T string `json:"t"`
+	}
+	return json.Unmarshal(line, &h) == nil && h.T == wire.TypeState
 }
