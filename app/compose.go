@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -31,10 +32,10 @@ type composer struct {
 	tw *threadWindow
 
 	box     *fyne.Container
-	text    *widget.Entry
+	text    *composeEntry
 	files   []string // paths to attach as blobs
 	attach  *widget.Button
-	list    *widget.Label
+	chips   *fyne.Container // one removable chip per attached file
 	send    *widget.Button
 	state   *widget.Select
 	note    *widget.Entry
@@ -44,12 +45,11 @@ type composer struct {
 
 func newComposer(a *App, tw *threadWindow) *composer {
 	c := &composer{a: a, tw: tw}
-	c.text = widget.NewMultiLineEntry()
-	c.text.SetPlaceHolder("Reply…")
+	c.text = newComposeEntry(c.sendReply, tw.closeAsked)
+	c.text.SetPlaceHolder("Reply… (Enter sends, Shift+Enter starts a new line, Esc closes)")
 	c.text.SetMinRowsVisible(3)
 	c.text.Wrapping = fyne.TextWrapWord
-	c.list = widget.NewLabel("")
-	c.list.Truncation = fyne.TextTruncateEllipsis
+	c.chips = container.NewHBox()
 	c.attach = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
 	c.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), c.sendReply)
 	c.send.Importance = widget.HighImportance
@@ -59,7 +59,7 @@ func newComposer(a *App, tw *threadWindow) *composer {
 	c.note.SetPlaceHolder("note (optional)")
 	c.setBtn = widget.NewButton("Set state", c.setState)
 	stateRow := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("My state:"), c.state), c.setBtn, c.note)
-	buttons := container.NewBorder(nil, nil, c.attach, c.send, c.list)
+	buttons := container.NewBorder(nil, nil, c.attach, c.send, container.NewHScroll(c.chips))
 	c.box = container.NewVBox(widget.NewSeparator(), c.text, buttons, stateRow)
 	return c
 }
@@ -88,16 +88,72 @@ func (c *composer) pickFile() {
 	d.Show()
 }
 
+// showFiles shows each attached file as a chip: its name, and a button
+// that takes it off.
 func (c *composer) showFiles() {
-	names := make([]string, len(c.files))
+	objs := make([]fyne.CanvasObject, len(c.files))
 	for i, f := range c.files {
-		names[i] = filepath.Base(f)
+		i := i
+		name := render.Clip(filepath.Base(f), render.MaxName)
+		objs[i] = widget.NewButtonWithIcon(name, theme.CancelIcon(), func() { c.removeFile(i) })
 	}
-	if len(names) == 0 {
-		c.list.SetText("")
+	c.chips.Objects = objs
+	c.chips.Refresh()
+}
+
+// removeFile takes the i-th attachment off. UI goroutine.
+func (c *composer) removeFile(i int) {
+	if i < 0 || i >= len(c.files) {
 		return
 	}
-	c.list.SetText("📎 " + strings.Join(names, ", "))
+	c.files = append(c.files[:i:i], c.files[i+1:]...)
+	c.showFiles()
+}
+
+// composeEntry is the reply field: Enter sends, Shift+Enter starts a new
+// line, Esc closes the window.
+type composeEntry struct {
+	widget.Entry
+	send, close func()
+	shift       bool // a Shift key is down
+}
+
+func newComposeEntry(send, close func()) *composeEntry {
+	e := &composeEntry{send: send, close: close}
+	e.MultiLine = true
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// KeyDown notes Shift (desktop.Keyable), then lets the entry select.
+func (e *composeEntry) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		e.shift = true
+	}
+	e.Entry.KeyDown(ev)
+}
+
+// KeyUp notes Shift let go.
+func (e *composeEntry) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		e.shift = false
+	}
+	e.Entry.KeyUp(ev)
+}
+
+// TypedKey sends on Enter, keeps Shift+Enter a new line, closes on Esc.
+func (e *composeEntry) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if !e.shift && !e.Disabled() {
+			e.send()
+			return
+		}
+	case fyne.KeyEscape:
+		e.close()
+		return
+	}
+	e.Entry.TypedKey(ev)
 }
 
 // TextPart is a wire text part.
@@ -146,6 +202,9 @@ func (c *composer) sendReply() {
 			c.text.SetText("")
 			c.files = nil
 			c.showFiles()
+			// My line shows at the end when it lands.
+			c.tw.toEnd = true
+			c.tw.list.ScrollToBottom()
 		})
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/presence"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -66,6 +67,7 @@ func newGoldenScene(t *testing.T) *goldenScene {
 	})
 	nodetest.Link(t, me, alice)
 	na := newNodeApp(t, me)
+	na.main.clock = func() time.Time { return goldenNow.Add(10 * time.Minute) }
 	ctx := context.Background()
 	settled := func() bool {
 		for _, n := range []*peer.Node{me, alice} {
@@ -127,12 +129,27 @@ func newGoldenScene(t *testing.T) *goldenScene {
 		}
 	}
 	nodetest.Eventually(t, "alice's presence document", aliceDoc(3))
-	// A request waiting for me, in a thread of its own.
+	// A request waiting for me, in the thread of requests and grants
+	// between us (where my grant went).
 	req := nodetest.ExecRequest(alice, me.Key(), "make test")
 	na.pump(t, "the pending request", func() bool { return len(me.Pending()) == 1 && na.counts().Approvals == 1 })
-	// alice's document lists the request's thread too: wait for it, so
-	// the Presence window shows a settled document.
-	nodetest.Eventually(t, "alice's document with the request", aliceDoc(4))
+	// alice's document lists the request's thread as updated then: wait
+	// for it, so the Presence window shows a settled document.
+	reqTime := wire.FormatTime(now())
+	nodetest.Eventually(t, "alice's document with the request", func() bool {
+		for _, pi := range me.Presence() {
+			var d presence.Doc
+			if json.Unmarshal(pi.Doc, &d) != nil {
+				continue
+			}
+			for _, th := range d.Threads {
+				if th.Subject == peer.RequestsSubject && th.Updated == reqTime {
+					return len(d.Threads) == 3
+				}
+			}
+		}
+		return false
+	})
 	na.refresh(dirtyAll)
 	na.Wait()
 	s := &goldenScene{na: na, me: me, alice: alice, req: req}

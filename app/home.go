@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -28,10 +29,12 @@ type homeWindow struct {
 	listed bool              // the node listed them at least once
 	shown  []peer.ThreadInfo // filtered and sorted
 	names  map[string]string // peer key → display name
+	up     map[string]bool   // peer key → connected, for known peers
+	clock  func() time.Time  // now, for relative times (tests fix it)
 }
 
 func newHomeWindow(a *App) *homeWindow {
-	h := &homeWindow{a: a, w: a.fa.NewWindow("AWP"), names: map[string]string{}}
+	h := &homeWindow{a: a, w: a.fa.NewWindow("AWP"), names: map[string]string{}, up: map[string]bool{}, clock: time.Now}
 	h.status = widget.NewLabelWithStyle("AWP: starting…", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	h.status.Truncation = fyne.TextTruncateEllipsis
 	h.notice = widget.NewLabel("")
@@ -43,24 +46,12 @@ func newHomeWindow(a *App) *homeWindow {
 
 	h.list = widget.NewList(
 		func() int { return len(h.shown) },
-		func() fyne.CanvasObject {
-			title := widget.NewLabel("subject")
-			title.Truncation = fyne.TextTruncateEllipsis
-			detail := widget.NewLabel("peer")
-			detail.Truncation = fyne.TextTruncateEllipsis
-			detail.Importance = widget.LowImportance
-			return container.NewVBox(title, detail)
-		},
+		func() fyne.CanvasObject { return newThreadRow() },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < 0 || id >= len(h.shown) {
 				return
 			}
-			r := render.DescribeThread(h.shown[id], h.name)
-			box := o.(*fyne.Container)
-			title, detail := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
-			title.TextStyle.Bold = r.Bold
-			title.SetText(r.Title)
-			detail.SetText(r.Detail)
+			o.(*threadRow).set(render.DescribeThread(h.shown[id], h.rowOptions()))
 		},
 	)
 	h.empty = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
@@ -110,6 +101,19 @@ func (h *homeWindow) name(k string) string {
 	return render.ShortKey(k)
 }
 
+// rowOptions are how rows are described now: names, my key, who is up.
+// UI goroutine.
+func (h *homeWindow) rowOptions() render.RowOptions {
+	o := render.RowOptions{Name: h.name, Now: h.clock(), Up: func(k string) (bool, bool) {
+		up, known := h.up[k]
+		return up, known
+	}}
+	if be := h.a.backend(); be != nil {
+		o.Me = be.Key().String()
+	}
+	return o
+}
+
 // nameSnapshot copies the name table into a function safe to call off
 // the UI goroutine.
 func (h *homeWindow) nameSnapshot(be Backend) func(string) string {
@@ -144,7 +148,9 @@ func (h *homeWindow) setThreads(ts []peer.ThreadInfo) {
 // UI goroutine.
 func (h *homeWindow) setPeers(ps []peer.PeerInfo) bool {
 	changed := false
+	clear(h.up)
 	for _, p := range ps {
+		h.up[p.Key] = p.Up
 		name := render.Clip(p.Name, render.MaxName)
 		if name != "" && h.names[p.Key] != name {
 			h.names[p.Key] = name

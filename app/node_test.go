@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -182,6 +184,14 @@ func TestNodeArrivingMsgRaisesUnread(t *testing.T) {
 		t.Errorf("row title = %q", lbl)
 	}
 
+	// A state line is not something to read: it shows as alice's state.
+	if _, err := alice.SetState(context.Background(), res.Th, "working", "bisecting"); err != nil {
+		t.Fatal(err)
+	}
+	na.pump(t, "alice's state", func() bool { t, _ := na.thread(res.Th); return t.Theirs == "working" })
+	if got, _ := na.thread(res.Th); got.Unread != 1 {
+		t.Errorf("unread after a state line = %d, want 1", got.Unread)
+	}
 	nodetest.Say(t, alice, me.Key(), res.Th, "", "still red")
 	na.pump(t, "two unread", func() bool { t, _ := na.thread(res.Th); return t.Unread == 2 })
 	if got := na.counts().Unread; got != 2 {
@@ -351,9 +361,10 @@ func TestNodePrivateToggle(t *testing.T) {
 	}
 }
 
-// rowTitle is the title label's text of a main-list row.
+// rowTitle is a main-list row's subject and unread count.
 func rowTitle(o fyne.CanvasObject) string {
-	return o.(*fyne.Container).Objects[0].(*widget.Label).Text
+	r := o.(*threadRow).r
+	return fmt.Sprintf("%s  (%d)", r.Title, r.Unread)
 }
 
 // Presence shows the node's presence table; Copy my invite copies

@@ -85,7 +85,7 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 	res := nodetest.Say(t, me, alice.Key(), "", "Port", "hello")
 	na.pump(t, "my thread listed", func() bool { _, ok := na.thread(res.Th); return ok })
 	info, _ := na.thread(res.Th)
-	if d := render.DescribeThread(info, nil).Detail; strings.Contains(d, "mirroring") {
+	if d := render.DescribeThread(info, render.RowOptions{}).Detail; strings.Contains(d, "mirroring") {
 		t.Errorf("no mirror host, and the row says %q", d)
 	}
 	tw := na.openThread(info)
@@ -100,7 +100,7 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 	}
 	na.pump(t, "the row to say mirroring", func() bool {
 		i, _ := na.thread(res.Th)
-		return strings.Contains(render.DescribeThread(i, nil).Detail, "mirroring")
+		return strings.Contains(render.DescribeThread(i, render.RowOptions{}).Detail, "mirroring")
 	})
 	if tw.mirror.Disabled() || !tw.mirror.Checked || tw.toggles.why.Visible() {
 		t.Errorf("with a host: mirror disabled %v, checked %v, %q", tw.mirror.Disabled(), tw.mirror.Checked, tw.toggles.why.Text)

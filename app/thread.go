@@ -2,10 +2,13 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 	"io"
+	"math"
 	"sync/atomic"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -35,7 +38,10 @@ type threadWindow struct {
 
 	header  *widget.Label
 	detail  *widget.Label
+	banner  *widget.Label // read-only: why, on a mirrored or withdrawn thread
 	list    *widget.List
+	toEnd   bool         // scroll to the end when the next load lands (I sent a line)
+	tall    map[int]bool // rows given a file row's height
 	mirror  *widget.Check
 	private *widget.Button
 	toggles *toggles // actions.go
@@ -74,7 +80,7 @@ func (a *App) openThread(t peer.ThreadInfo) *threadWindow {
 }
 
 func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
-	tw := &threadWindow{a: a, key: k, info: t, w: a.fa.NewWindow("AWP thread"), blobs: map[string]peer.BlobInfo{}}
+	tw := &threadWindow{a: a, key: k, info: t, w: a.fa.NewWindow("AWP thread"), blobs: map[string]peer.BlobInfo{}, tall: map[int]bool{}}
 	tw.header = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	tw.header.Truncation = fyne.TextTruncateEllipsis
 	tw.detail = widget.NewLabel("")
@@ -91,9 +97,20 @@ func newThreadWindow(a *App, k threadKey, t peer.ThreadInfo) *threadWindow {
 
 	tw.toggles = newToggles(tw) // Mirror and Keep private: actions.go
 	tw.compose = newComposer(a, tw)
+	tw.banner = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	tw.banner.Wrapping = fyne.TextWrapWord
+	tw.banner.Importance = widget.MediumImportance // warning orange is 2:1 on white
+	tw.banner.Hide()
 	top := container.NewVBox(tw.header, container.NewBorder(nil, nil, nil, tw.toggles.box, tw.detail))
 	tw.toggles.top = top
-	tw.w.SetContent(container.NewBorder(top, tw.compose.box, nil, nil, tw.list))
+	bottom := container.NewVBox(tw.banner, tw.compose.box)
+	list := container.NewThemeOverride(tw.list, chatTheme{})
+	tw.w.SetContent(container.NewBorder(top, bottom, nil, nil, list))
+	tw.w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			tw.closeAsked()
+		}
+	})
 	tw.w.Resize(fyne.NewSize(860, 640))
 	tw.w.SetCloseIntercept(tw.closeAsked)
 	tw.setInfo(t)
@@ -114,16 +131,30 @@ func (tw *threadWindow) closeAsked() {
 // setInfo shows new thread metadata. UI goroutine.
 func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 	tw.info = t
-	r := render.DescribeThread(t, tw.a.main.name)
-	title := render.Clip(t.Subject, render.MaxTitle)
-	if title == "" {
-		title = "(no subject)"
-	}
-	tw.w.SetTitle("AWP: " + title)
+	r := render.DescribeThread(t, tw.a.main.rowOptions())
+	tw.w.SetTitle("AWP: " + r.Title)
 	tw.header.SetText(r.Title)
 	tw.detail.SetText(r.Detail)
 	tw.showToggles(t) // actions.go
-	tw.compose.setReadOnly(t.MirroredFrom != "" || t.Withdrawn)
+	ro := t.MirroredFrom != "" || t.Withdrawn
+	tw.compose.setReadOnly(ro)
+	if ro {
+		tw.banner.SetText(readOnlyBanner(t, tw.a.main.name))
+		tw.banner.Show()
+		tw.compose.box.Hide()
+	} else {
+		tw.banner.Hide()
+		tw.compose.box.Show()
+	}
+}
+
+// readOnlyBanner says why a thread cannot be answered here.
+func readOnlyBanner(t peer.ThreadInfo, name func(string) string) string {
+	sharer := render.Clip(name(t.MirroredFrom), render.MaxName)
+	if t.Withdrawn {
+		return "Read-only: " + sharer + " withdrew this thread; what was mirrored stays here for you to read."
+	}
+	return "Read-only: " + sharer + " mirrors this thread to you, so you can follow it; only the people in it can write here."
 }
 
 // reload reads the thread's lines and blobs off the UI goroutine and
@@ -142,7 +173,7 @@ func (tw *threadWindow) load(full bool) {
 		return
 	}
 	tw.loading = true
-	k, unread := tw.key, tw.info.Unread
+	k, unread, subject := tw.key, tw.info.Unread, tw.info.Subject
 	names := tw.a.main.nameSnapshot(be)
 	partial := !full && len(tw.entries) > 0
 	var after uint64
@@ -163,7 +194,7 @@ func (tw *threadWindow) load(full bool) {
 		var rows []render.Row
 		if err == nil {
 			blobs, _ = be.Blobs()
-			o := render.Options{Width: rowWidth, Name: names}
+			o := render.Options{Width: rowWidth, Name: names, Subject: subject}
 			if partial {
 				entries = append(oldEntries[:len(oldEntries):len(oldEntries)], render.DecodeAll(lines)...)
 				rows = render.AppendRows(oldRows[:len(oldRows):len(oldRows)], entries, len(oldEntries), o)
@@ -198,12 +229,37 @@ func (tw *threadWindow) load(full bool) {
 // apply shows loaded rows, keeping the view at the bottom when it was
 // there (a new line scrolls into view). UI goroutine.
 func (tw *threadWindow) apply(entries []render.Entry, rows []render.Row, blobs []peer.BlobInfo) {
-	atEnd := len(tw.rows) == 0 || tw.atBottom()
+	atEnd := len(tw.rows) == 0 || tw.atBottom() || tw.toEnd
+	tw.toEnd = false
 	tw.entries, tw.rows = entries, rows
 	tw.blobs = make(map[string]peer.BlobInfo, len(blobs))
+	me := ""
+	if be := tw.a.backend(); be != nil {
+		me = be.Key().String()
+	}
 	for _, b := range blobs {
-		if b.Th == tw.key.th {
-			tw.blobs[blobKey(b.From, b.Ref)] = b
+		if b.Th != tw.key.th {
+			continue
+		}
+		// A blob I sent is listed under its recipient; its part is mine.
+		from := b.From
+		if b.Dir == "out" {
+			from = me
+		}
+		tw.blobs[blobKey(from, b.Ref)] = b
+	}
+	// Rows have the template's height but for files, whose row holds a
+	// button: few, so few calls (each costs a pass over the list).
+	for i := range tw.tall {
+		if i >= len(rows) || rows[i].Kind != render.RowBlob {
+			tw.list.SetItemHeight(i, tw.rowHeight(false))
+			delete(tw.tall, i)
+		}
+	}
+	for i, r := range rows {
+		if r.Kind == render.RowBlob && !tw.tall[i] {
+			tw.list.SetItemHeight(i, tw.rowHeight(true))
+			tw.tall[i] = true
 		}
 	}
 	tw.loaded++
@@ -222,40 +278,67 @@ func (tw *threadWindow) apply(entries []render.Entry, rows []render.Row, blobs [
 // atBottom reports whether the list shows its last rows.
 func (tw *threadWindow) atBottom() bool {
 	off := tw.list.GetScrollOffset()
-	rowH := tw.list.MinSize().Height // one row's height at least
-	content := float32(len(tw.rows)) * rowH
-	return off+tw.list.Size().Height+2*rowH >= content
+	rowH, blobH := tw.rowHeight(false), tw.rowHeight(true)
+	content := float32(len(tw.rows)-len(tw.tall))*rowH + float32(len(tw.tall))*blobH
+	return off+tw.list.Size().Height+3*rowH >= content
 }
 
 // rowViewsMade counts row views created, so tests can check the list
 // recycles them (a 10,000-line thread makes about a screenful).
 var rowViewsMade atomic.Int64
 
-// newRowView is the list's row template: a label, and for blobs a
-// progress bar and a Save… button (hidden otherwise, so every row has the
-// label's height).
+// rowView is the list's row template: a background (a code box, my
+// lines' tint), a bar at the left in the sender's colour, the text, and
+// for blobs a progress bar and a Save… button (hidden otherwise, so
+// every other row has the text's height).
+type rowView struct {
+	widget.BaseWidget
+	box    *fyne.Container
+	bg     *canvas.Rectangle
+	bar    *canvas.Rectangle
+	label  *widget.Label
+	barBox *fyne.Container
+	bar2   *widget.ProgressBar
+	save   *widget.Button
+}
+
+// rowIndent is the space between a row's bar and its text.
+const rowIndent = 6
+
 func newRowView() fyne.CanvasObject {
 	rowViewsMade.Add(1)
-	label := widget.NewLabel("")
-	label.Truncation = fyne.TextTruncateEllipsis
-	bar := widget.NewProgressBar()
-	barBox := container.NewGridWrap(fyne.NewSize(140, bar.MinSize().Height), bar)
-	barBox.Hide()
-	save := widget.NewButtonWithIcon("Save…", theme.DocumentSaveIcon(), nil)
-	save.Importance = widget.LowImportance
-	save.Hide()
-	return container.NewBorder(nil, nil, nil, container.NewHBox(barBox, save), label)
+	v := &rowView{bg: canvas.NewRectangle(color.Transparent), bar: canvas.NewRectangle(color.Transparent)}
+	v.bar.SetMinSize(fyne.NewSize(3, 1))
+	v.label = widget.NewLabel("")
+	v.label.Truncation = fyne.TextTruncateEllipsis
+	v.bar2 = widget.NewProgressBar()
+	v.barBox = container.NewGridWrap(fyne.NewSize(140, v.bar2.MinSize().Height), v.bar2)
+	v.barBox.Hide()
+	v.save = widget.NewButtonWithIcon("Save…", theme.DocumentSaveIcon(), nil)
+	v.save.Importance = widget.LowImportance
+	v.save.Hide()
+	spacer := canvas.NewRectangle(color.Transparent)
+	spacer.SetMinSize(fyne.NewSize(rowIndent, 1))
+	inner := container.NewBorder(nil, nil, nil, container.NewHBox(v.barBox, v.save), v.label)
+	v.box = container.NewBorder(nil, nil, container.NewHBox(v.bar, spacer), nil, container.NewStack(v.bg, inner))
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+func (v *rowView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.box) }
+
+// MinSize is the content's, its height rounded up to a whole unit: rows
+// of fractional height left hairline seams in a code box or my tint.
+func (v *rowView) MinSize() fyne.Size {
+	s := v.BaseWidget.MinSize()
+	s.Height = float32(math.Ceil(float64(s.Height)))
+	return s
 }
 
 // rowParts unpacks a row template.
 func rowParts(o fyne.CanvasObject) (label *widget.Label, barBox *fyne.Container, bar *widget.ProgressBar, save *widget.Button) {
-	c := o.(*fyne.Container)
-	label = c.Objects[0].(*widget.Label)
-	right := c.Objects[1].(*fyne.Container)
-	barBox = right.Objects[0].(*fyne.Container)
-	bar = barBox.Objects[0].(*widget.ProgressBar)
-	save = right.Objects[1].(*widget.Button)
-	return
+	v := o.(*rowView)
+	return v.label, v.barBox, v.bar2, v.save
 }
 
 // rowStyle is how a row kind looks.
@@ -267,14 +350,71 @@ func rowStyle(k render.RowKind) (fyne.TextStyle, widget.Importance) {
 		return fyne.TextStyle{Bold: true}, widget.MediumImportance
 	case render.RowMono:
 		return fyne.TextStyle{Monospace: true}, widget.MediumImportance
+	case render.RowCaption:
+		return fyne.TextStyle{Monospace: true}, widget.MediumImportance
 	case render.RowState:
-		return fyne.TextStyle{Italic: true}, widget.HighImportance
+		return fyne.TextStyle{Italic: true}, widget.MediumImportance
 	case render.RowNotice:
-		return fyne.TextStyle{Italic: true}, widget.LowImportance
-	case render.RowField:
-		return fyne.TextStyle{}, widget.LowImportance
+		return fyne.TextStyle{Italic: true}, widget.MediumImportance
 	}
 	return fyne.TextStyle{}, widget.MediumImportance
+}
+
+// chatTheme is the theme inside a thread's list: the app's, with no space
+// between rows and little inside them, so a paragraph's lines sit at
+// normal line height (each was a 39 px row: double-spaced) and a code
+// box's rows join into one box.
+type chatTheme struct{}
+
+// chatInnerPadding is the space above and below a row's text.
+const chatInnerPadding = 1
+
+func (chatTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNameInnerPadding:
+		return chatInnerPadding
+	case theme.SizeNamePadding:
+		return 0
+	}
+	return appTheme().Size(n)
+}
+
+// The rest is the app's theme now (it follows a change of theme).
+func (chatTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	return appTheme().Color(n, v)
+}
+func (chatTheme) Font(s fyne.TextStyle) fyne.Resource     { return appTheme().Font(s) }
+func (chatTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return appTheme().Icon(n) }
+
+// appTheme is the theme the app draws with now.
+func appTheme() fyne.Theme { return fyne.CurrentApp().Settings().Theme() }
+
+// rowFills are a row's background (a code box; a tint on my lines) and
+// its bar (the sender's colour, the primary colour for mine).
+func rowFills(r render.Row) (bg, bar color.Color) {
+	th := appTheme()
+	vr := fyne.CurrentApp().Settings().ThemeVariant()
+	bg, bar = color.Transparent, render.AvatarColor(r.From)
+	switch {
+	case r.Kind == render.RowGap || r.Kind == render.RowState:
+		return color.Transparent, color.Transparent
+	case r.Kind == render.RowMono || r.Kind == render.RowCaption:
+		bg = th.Color(theme.ColorNameInputBackground, vr)
+	case r.Mine:
+		bg = mineTint(th.Color(theme.ColorNamePrimary, vr))
+	}
+	if r.Mine {
+		bar = th.Color(theme.ColorNamePrimary, vr)
+	}
+	return bg, bar
+}
+
+// mineTint is the primary colour faint enough that text on it keeps its
+// contrast (TestChatContrast).
+func mineTint(primary color.Color) color.Color {
+	c := color.NRGBAModel.Convert(primary).(color.NRGBA)
+	c.A = 0x1a
+	return c
 }
 
 // updateRow fills a recycled row view with row id.
@@ -283,22 +423,22 @@ func (tw *threadWindow) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 		return
 	}
 	r := tw.rows[id]
-	label, barBox, bar, save := rowParts(o)
+	v := o.(*rowView)
+	label, barBox, bar, save := v.label, v.barBox, v.bar2, v.save
 	label.TextStyle, label.Importance = rowStyle(r.Kind)
-	text := r.Text
-	if r.Kind == render.RowField || r.Kind == render.RowMono || r.Kind == render.RowText {
-		text = "    " + text // parts sit under their header
-	}
+	v.bg.FillColor, v.bar.FillColor = rowFills(r)
+	v.bg.Refresh()
+	v.bar.Refresh()
 	if r.Kind != render.RowBlob {
 		barBox.Hide()
 		save.Hide()
-		label.Text = text
+		label.Text = r.Text
 		label.Refresh()
 		return
 	}
 	b, ok := tw.blobs[blobKey(r.From, r.Blob.Ref)]
 	status, frac, ready := blobStatus(r.Blob, b, ok)
-	label.Text = "    📎 " + text + "  " + status
+	label.Text = "📎 " + r.Text + "  " + status
 	label.Refresh()
 	bar.SetValue(frac)
 	barBox.Show()
@@ -311,11 +451,30 @@ func (tw *threadWindow) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	save.Show()
 }
 
+// rowHeight is the height of a row, of a file's row (its Save… button's)
+// when blob.
+func (tw *threadWindow) rowHeight(blob bool) float32 {
+	v := newRowView().(*rowView)
+	rowViewsMade.Add(-1) // a measure, not a row shown
+	container.NewThemeOverride(v, chatTheme{})
+	if blob {
+		v.barBox.Show()
+		v.save.Show()
+	}
+	return v.MinSize().Height
+}
+
 // blobStatus describes a blob's transfer: a status word, the fraction
 // received, and whether it can be saved.
 func blobStatus(announced *render.Blob, b peer.BlobInfo, known bool) (string, float64, bool) {
 	if !known {
 		return "(waiting for data)", 0, false
+	}
+	if b.Dir == "out" {
+		if b.Complete && !b.Corrupt {
+			return "(sent)", 1, true
+		}
+		return "(sending)", 0, false
 	}
 	size := b.Size
 	if size <= 0 {

@@ -3,12 +3,12 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
@@ -93,12 +93,16 @@ func TestThreadRowRendering(t *testing.T) {
 		label, barBox, bar, save := rowParts(view)
 		switch r.Kind {
 		case render.RowHeader:
-			if !label.TextStyle.Bold || !strings.HasPrefix(label.Text, "alice  ") {
+			if !label.TextStyle.Bold || !strings.HasPrefix(label.Text, "alice  ") || view.(*rowView).bar.FillColor != render.AvatarColor(aliceKey.String()) {
 				t.Errorf("header %q bold=%v", label.Text, label.TextStyle.Bold)
 			}
 		case render.RowMono:
-			if !label.TextStyle.Monospace || label.Text != "    x := 1" {
-				t.Errorf("code row %q mono=%v", label.Text, label.TextStyle.Monospace)
+			if !label.TextStyle.Monospace || label.Text != "x := 1" || view.(*rowView).bg.FillColor == color.Transparent {
+				t.Errorf("code row %q mono=%v, not in a box", label.Text, label.TextStyle.Monospace)
+			}
+		case render.RowCaption:
+			if !label.TextStyle.Monospace || label.Text != "go" || view.(*rowView).bg.FillColor == color.Transparent {
+				t.Errorf("code caption %q", label.Text)
 			}
 		case render.RowBlob:
 			if !barBox.Visible() || !save.Visible() {
@@ -120,7 +124,7 @@ func TestThreadRowRendering(t *testing.T) {
 			}
 		}
 	}
-	if kinds[render.RowBlob] != 2 || kinds[render.RowMono] != 1 || kinds[render.RowTitle] != 1 {
+	if kinds[render.RowBlob] != 2 || kinds[render.RowMono] != 1 || kinds[render.RowCaption] != 1 || kinds[render.RowTitle] != 0 {
 		t.Errorf("row kinds = %v", kinds)
 	}
 }
@@ -201,14 +205,13 @@ func TestHomeFilter(t *testing.T) {
 	if h.list.Length() != 1 || h.shown[0].Th != "thr_b" {
 		t.Errorf("filter by peer name: %v", h.shown)
 	}
-	// A row shows subject with unread count, bold, and the peer's name.
+	// A row shows subject, bold while unread, and the peer's name.
 	h.filter.SetText("")
 	row := h.list.CreateItem()
 	h.list.UpdateItem(0, row)
-	box := row.(*fyne.Container)
-	title, detail := box.Objects[0].(*widget.Label), box.Objects[1].(*widget.Label)
-	if title.Text != "Release build  (2)" || !title.TextStyle.Bold || !strings.HasPrefix(detail.Text, "bob") {
-		t.Errorf("row: %q bold=%v / %q", title.Text, title.TextStyle.Bold, detail.Text)
+	r := row.(*threadRow).r
+	if r.Title != "Release build" || !r.Bold || r.Unread != 2 || r.Who != "bob" {
+		t.Errorf("row: %+v", r)
 	}
 	// Selecting a row opens its thread.
 	h.list.Select(1)
@@ -235,6 +238,9 @@ func TestThreadHugeMessage(t *testing.T) {
 	tw.list.ScrollToBottom()
 	var got strings.Builder
 	for _, r := range tw.rows {
+		if r.Kind == render.RowHeader {
+			continue
+		}
 		if r.Kind == render.RowText {
 			got.WriteString(r.Text)
 		}

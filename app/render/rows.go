@@ -13,26 +13,34 @@ type RowKind uint8
 
 // The row kinds.
 const (
-	RowHeader RowKind = iota // sender, time, delivery mark
-	RowTitle                 // a part's summary line (bold)
-	RowText                  // prose
-	RowMono                  // code, JSON, command output (monospace)
-	RowField                 // "label: value"
-	RowBlob                  // a file: name, size, progress, Save…
-	RowState                 // a state change, on one line
-	RowNotice                // a notice (italic)
-	RowGap                   // space between entries
+	RowHeader  RowKind = iota // sender, time, delivery mark
+	RowTitle                  // a part's summary line (bold)
+	RowText                   // prose
+	RowMono                   // code, JSON, command output: monospace, in a box
+	RowField                  // "label: value"
+	RowBlob                   // a file: name, size, progress, Save…
+	RowState                  // a state change, on one line
+	RowNotice                 // a notice (italic)
+	RowGap                    // space between entries
+	RowCaption                // a code box's first row: its language, path or mime
 )
 
-// Row is one line of the thread view.
+// Row is one line of the thread view. Rows all have one height, set by
+// the view to its line height, so a paragraph reads at normal line
+// spacing and a list of any length scrolls at the cost of a screenful.
 type Row struct {
 	Kind  RowKind
 	Entry int    // index of the entry the row belongs to
 	Text  string // what the row shows (for RowBlob: name and size)
 	Dir   string // the entry's direction, "in" or "out"
 	From  string // the entry's sender (blobs are keyed by sender and ref)
+	Mine  bool   // I sent it (not a line mirrored to me)
 	Blob  *Blob  // set for RowBlob
 }
+
+// groupGap is how long after a sender's line their next one still joins
+// it under one header.
+const groupGap = 5 * time.Minute
 
 // Options tune Rows.
 type Options struct {
@@ -45,6 +53,9 @@ type Options struct {
 	Now time.Time
 	// Loc is the time zone for times; nil means time.Local.
 	Loc *time.Location
+	// Subject is the thread's, shown by the window above the rows: a
+	// line under the same subject does not repeat it.
+	Subject string
 }
 
 // DefaultWidth is the row width Rows uses when Options.Width is 0.
@@ -75,84 +86,143 @@ func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	prev := -1 // the entry shown last, for grouping
+	for i := start - 1; i >= 0; i-- {
+		if !entries[i].Hidden {
+			prev = i
+			break
+		}
+	}
 	for i := start; i < len(entries); i++ {
 		e := &entries[i]
 		if e.Hidden {
 			continue
 		}
+		mine := e.Dir == "out" && e.MirroredFrom == ""
 		add := func(k RowKind, text string, b *Blob) {
-			rows = append(rows, Row{Kind: k, Entry: i, Text: text, Dir: e.Dir, From: e.From, Blob: b})
+			rows = append(rows, Row{Kind: k, Entry: i, Text: text, Dir: e.Dir, From: e.From, Mine: mine, Blob: b})
 		}
-		addWrapped := func(k RowKind, text string) {
+		addBlocks := func(k RowKind, text, caption string) {
+			if caption != "" {
+				if n := len(rows); n > 0 && rows[n-1].Kind == RowMono {
+					add(RowGap, "", nil) // two boxes in a row stay two
+				}
+				add(RowCaption, visible.Cut(caption, o.Width), nil)
+			}
 			for _, l := range Wrap(text, o.Width, k == RowMono) {
 				add(k, l, nil)
 			}
-		}
-		if len(rows) > 0 {
-			add(RowGap, "", nil)
 		}
 		who := o.Name(e.From)
 		when := Clock(e.Time, o.Now, o.Loc)
 
 		// A state line is one row: who, when, the new state and the note.
 		if e.Type == wire.TypeState && len(e.Parts) == 1 {
+			if len(rows) > 0 {
+				add(RowGap, "", nil)
+			}
 			s := when + "  " + who + " is now " + e.Parts[0].Title
+			if mine {
+				s = when + "  you are now " + e.Parts[0].Title
+			}
 			if e.Parts[0].Text != "" {
 				s += " — " + e.Parts[0].Text
 			}
-			addWrapped(RowState, s)
+			addBlocks(RowState, s, "")
+			prev = i
 			continue
 		}
 
-		h := who + "  " + when
-		if e.Dir == "out" {
-			if e.Acked {
-				h += "  " + MarkAcked
-			} else {
-				h += "  " + MarkPending
+		joined := joins(entries, prev, i)
+		if !joined {
+			if len(rows) > 0 {
+				add(RowGap, "", nil)
 			}
+			if mine {
+				who = "You"
+			}
+			h := who + "  " + when
+			if e.Dir == "out" {
+				h += "  " + deliveryMark(e.Acked)
+			}
+			if e.MirroredFrom != "" {
+				h += "  " + MarkMirror
+			}
+			if e.Re != "" {
+				h += "  (reply)"
+			}
+			add(RowHeader, visible.Cut(h, o.Width), nil)
 		}
-		if e.MirroredFrom != "" {
-			h += "  " + MarkMirror
-		}
-		if e.Re != "" {
-			h += "  (reply)"
-		}
-		add(RowHeader, visible.Cut(h, o.Width), nil)
-		if e.Subject != "" {
-			addWrapped(RowTitle, "Subject: "+e.Subject)
+		prev = i
+		if e.Subject != "" && e.Subject != o.Subject {
+			addBlocks(RowTitle, "Subject: "+e.Subject, "")
 		}
 		for _, p := range e.Parts {
 			switch p.Kind {
 			case PartText:
-				addWrapped(RowText, p.Text)
+				addBlocks(RowText, p.Text, "")
 				continue
 			case PartBlob:
 				add(RowBlob, blobLabel(p.Blob), p.Blob)
 				continue
 			case PartNotice:
-				addWrapped(RowNotice, p.Title)
+				addBlocks(RowNotice, p.Title, "")
 				if p.Text != "" {
-					addWrapped(RowMono, p.Text)
+					addBlocks(RowMono, p.Text, "")
 				}
+				continue
+			case PartCode, PartData:
+				// The box's caption says the language (or path, or mime).
+				addBlocks(RowMono, p.Text, p.Title)
 				continue
 			}
 			if p.Title != "" {
-				addWrapped(RowTitle, p.Title)
+				addBlocks(RowTitle, p.Title, "")
 			}
 			for _, f := range p.Fields {
-				addWrapped(RowField, f.Label+": "+f.Value)
+				addBlocks(RowField, f.Label+": "+f.Value, "")
 			}
 			if p.Text != "" {
 				if p.Mono {
-					addWrapped(RowMono, p.Text)
+					addBlocks(RowMono, p.Text, "")
 				} else {
-					addWrapped(RowText, p.Text)
+					addBlocks(RowText, p.Text, "")
 				}
 			}
 		}
+		if joined && e.Dir == "out" && !e.Acked {
+			// The group's header marks its first line only.
+			add(RowNotice, MarkPending+" not delivered yet", nil)
+		}
 	}
 	return rows
+}
+
+// joins reports whether entry i goes under the header of entry prev: the
+// same sender, the same way, a message after a message, within groupGap.
+func joins(entries []Entry, prev, i int) bool {
+	if prev < 0 {
+		return false
+	}
+	p, e := &entries[prev], &entries[i]
+	if p.Type == wire.TypeState || p.From != e.From || p.Dir != e.Dir || p.MirroredFrom != e.MirroredFrom {
+		return false
+	}
+	tp, err1 := time.Parse(time.RFC3339Nano, p.Time)
+	te, err2 := time.Parse(time.RFC3339Nano, e.Time)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	d := te.Sub(tp)
+	return d >= 0 && d <= groupGap
+}
+
+// deliveryMark is the mark after the time of my line.
+func deliveryMark(acked bool) string {
+	if acked {
+		return MarkAcked
+	}
+	return MarkPending
 }
 
 // blobLabel is a blob row's text: name, size and mime type.

@@ -41,27 +41,78 @@ func TestRowsMessage(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, fmt.Sprintf("%d|%d|%s", r.Kind, r.Entry, r.Text))
 	}
+	// Code sits in a box under its language; my state line says "you are".
 	want := []string{
 		"0|0|alice  17:03",
 		"1|0|Subject: Port auth",
 		"2|0|one two three four five six seven eight",
 		"2|0|nine ten eleven",
-		"1|0|go",
+		"9|0|go",
 		"3|0|func main() {",
 		"3|0|    fmt.Println(1)",
 		"3|0|}",
 		"5|0|out.log  2.0 KiB  text/plain",
 		"8|2|",
-		"6|2|Sep 24 09:00  me is now done — merged",
+		"6|2|Sep 24 09:00  you are now done — merged",
 		"8|3|",
-		"0|3|me  17:05  …  (reply)",
+		"0|3|You  17:05  …  (reply)",
 		"2|3|ok",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if !rows[len(rows)-1].Mine || rows[0].Mine {
+		t.Error("mine is not told apart")
+	}
 	if b := rows[8].Blob; b == nil || b.Ref != "b1" || rows[8].From != alice {
 		t.Errorf("blob row = %+v", rows[8])
+	}
+	// The thread's own subject is shown once, by the window, not again.
+	o := opts()
+	o.Subject = "Port auth"
+	for _, r := range Rows(entries, o) {
+		if strings.Contains(r.Text, "Subject:") {
+			t.Errorf("subject repeated: %q", r.Text)
+		}
+	}
+}
+
+// Consecutive lines from one sender within a few minutes go under one
+// header; another sender, a state line or a long pause starts a new one.
+func TestRowsGroupBySender(t *testing.T) {
+	msg := func(dir, from, id, ts, text string) Entry {
+		return Decode(line(dir, from, `{"t":"msg","id":"`+id+`","ts":"`+ts+`","th":"thr_1","parts":[{"k":"text","text":"`+text+`"}]}`))
+	}
+	entries := []Entry{
+		msg("in", alice, "1", "2026-09-25T17:00:00Z", "one"),
+		msg("in", alice, "2", "2026-09-25T17:01:00Z", "two"),
+		msg("in", alice, "3", "2026-09-25T17:20:00Z", "three"), // a pause
+		msg("out", bob, "4", "2026-09-25T17:21:00Z", "four"),
+		msg("out", bob, "5", "2026-09-25T17:21:30Z", "five"),
+		Decode(line("out", bob, `{"t":"state","id":"6","ts":"2026-09-25T17:22:00Z","th":"thr_1","state":"done"}`)),
+		msg("out", bob, "7", "2026-09-25T17:22:30Z", "seven"),
+	}
+	entries[3].Acked = true
+	var got []string
+	for _, r := range Rows(entries, opts()) {
+		got = append(got, r.Text)
+	}
+	want := []string{
+		"alice  17:00", "one", "two",
+		"", "alice  17:20", "three",
+		"", "You  17:21  " + MarkAcked, "four", "five", MarkPending + " not delivered yet",
+		"", "17:22  you are now done",
+		"", "You  17:22  " + MarkPending, "seven",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("rows:\n%q\nwant\n%q", got, want)
+	}
+	// Appending a line continues the group it joins.
+	more := append(entries[:len(entries):len(entries)], msg("out", bob, "8", "2026-09-25T17:23:00Z", "eight"))
+	rows := Rows(entries, opts())
+	rows = AppendRows(rows, more, len(entries), opts())
+	if last := rows[len(rows)-2:]; last[0].Text != "eight" || last[1].Kind != RowNotice {
+		t.Errorf("appended rows end %+v", last)
 	}
 }
 
@@ -70,7 +121,7 @@ func TestRowsAckedAndMirrored(t *testing.T) {
 	li.Acked = true
 	li.MirroredFrom = alice
 	rows := Rows([]Entry{Decode(li)}, opts())
-	if rows[0].Text != "me  17:05  "+MarkAcked+"  "+MarkMirror {
+	if rows[0].Text != "me  17:05  "+MarkAcked+"  "+MarkMirror || rows[0].Mine {
 		t.Errorf("header = %q", rows[0].Text)
 	}
 }
@@ -81,8 +132,10 @@ func TestRowsEveryRowFits(t *testing.T) {
 		{"k":"text","text":"`+long+`"},{"k":"code","text":"`+long+`"}]}`))
 	o := opts()
 	for _, r := range Rows([]Entry{e}, o) {
-		if n := utf8.RuneCountInString(r.Text); n > o.Width {
-			t.Errorf("row %q has %d runes, width %d", r.Text, n, o.Width)
+		for _, l := range []string{r.Text} {
+			if n := utf8.RuneCountInString(l); n > o.Width {
+				t.Errorf("line %q has %d runes, width %d", l, n, o.Width)
+			}
 		}
 		if !utf8.ValidString(r.Text) {
 			t.Errorf("row %q is not valid UTF-8 (cut inside a rune)", r.Text)

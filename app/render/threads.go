@@ -1,9 +1,11 @@
 package render
 
 import (
-	"fmt"
+	"image/color"
 	"sort"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/awp-tray/awp-tray/peer"
 )
@@ -59,46 +61,102 @@ func FilterThreads(ts []peer.ThreadInfo, query string, name func(string) string)
 
 // ThreadRow is a thread as the threads list shows it.
 type ThreadRow struct {
-	Title  string // subject (or "(no subject)"), with the unread count
-	Detail string // peer, states, mirrored mark
-	Unread int
-	Bold   bool // unread lines
+	Title   string      // subject, or "(no subject)"
+	Detail  string      // peer, states, mirrored mark: the thread window's line under its title
+	Who     string      // the other party's display name
+	Initial string      // its first letter, upper case, for the avatar
+	Color   color.NRGBA // the avatar's colour (AvatarColor of its key)
+	Preview string      // the newest text, one line, "you: " before mine
+	When    string      // the newest line's time, relative to now (Ago)
+	Chips   []string    // states ("you: working", "alice: done") and marks (mirrored, private, withdrawn)
+	Unread  int
+	Bold    bool // unread lines
+	Offline bool // the other party is known and not connected
 }
 
-// DescribeThread builds the list row of a thread. name gives a key's
-// display name (nil: short keys).
-func DescribeThread(t peer.ThreadInfo, name func(string) string) ThreadRow {
+// RowOptions tune DescribeThread.
+type RowOptions struct {
+	Name func(key string) string // a key's display name; nil: short keys
+	Me   string                  // my key: my lines read "you"
+	Now  time.Time               // the reference for relative times; zero: time.Now()
+	Up   func(key string) (up, known bool)
+}
+
+// MaxPreview bounds the preview a row shows (it is cut to the row's width
+// when drawn).
+const MaxPreview = 160
+
+// DescribeThread builds the list row of a thread.
+func DescribeThread(t peer.ThreadInfo, o RowOptions) ThreadRow {
+	name := o.Name
 	if name == nil {
 		name = ShortKey
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
 	}
 	title := Clip(t.Subject, MaxTitle)
 	if title == "" {
 		title = "(no subject)"
 	}
-	if t.Unread > 0 {
-		title = fmt.Sprintf("%s  (%d)", title, t.Unread)
-	}
-	who := t.PeerName
+	who := Clip(t.PeerName, MaxName)
 	if who == "" {
-		who = name(t.Peer)
+		who = Clip(name(t.Peer), MaxName)
 	}
-	parts := []string{Clip(who, MaxName)}
-	if t.Mine != "" || t.Theirs != "" {
-		parts = append(parts, "me: "+orDash(Clip(t.Mine, MaxName))+", them: "+orDash(Clip(t.Theirs, MaxName)))
+	r := ThreadRow{Title: title, Who: who, Initial: initial(who), Color: AvatarColor(t.Peer), Unread: t.Unread, Bold: t.Unread > 0}
+	if o.Up != nil {
+		if up, known := o.Up(t.Peer); known && !up {
+			r.Offline = true
+		}
 	}
+	if at, ok := ParseTime(t.Updated); ok {
+		r.When = Ago(at, o.Now, nil)
+	}
+	if t.LastText != "" {
+		r.Preview = Clip(t.LastText, MaxPreview)
+		if o.Me != "" && t.LastFrom == o.Me {
+			r.Preview = "you: " + r.Preview
+		}
+	}
+	if t.Mine != "" {
+		r.Chips = append(r.Chips, "you: "+Clip(t.Mine, MaxName))
+	}
+	if t.Theirs != "" {
+		r.Chips = append(r.Chips, Clip(who, MaxName)+": "+Clip(t.Theirs, MaxName))
+	}
+	parts := []string{who}
 	if t.MirroredFrom != "" {
-		parts = append(parts, MarkMirror+" mirrored from "+Clip(name(t.MirroredFrom), MaxName))
+		m := MarkMirror + " mirrored from " + Clip(name(t.MirroredFrom), MaxName)
+		parts = append(parts, m)
+		r.Chips = append(r.Chips, m)
 	}
 	if t.Withdrawn {
 		parts = append(parts, "withdrawn")
+		r.Chips = append(r.Chips, "withdrawn")
 	}
 	if t.Mirror {
 		parts = append(parts, "mirroring")
 	}
 	if t.Private {
 		parts = append(parts, "private")
+		r.Chips = append(r.Chips, "private")
 	}
-	return ThreadRow{Title: title, Detail: strings.Join(parts, " · "), Unread: t.Unread, Bold: t.Unread > 0}
+	if t.Mine != "" || t.Theirs != "" {
+		parts = append(parts[:1], append([]string{"you: " + orDash(Clip(t.Mine, MaxName)) + ", " + who + ": " + orDash(Clip(t.Theirs, MaxName))}, parts[1:]...)...)
+	}
+	r.Detail = strings.Join(parts, " · ")
+	return r
+}
+
+// initial is the first letter or digit of a name, upper case ("?" when
+// it has none).
+func initial(name string) string {
+	for _, c := range name {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return strings.ToUpper(string(c))
+		}
+	}
+	return "?"
 }
 
 func orDash(s string) string {
