@@ -90,6 +90,10 @@ type Config struct {
 	// directory's file system are read (tests).
 	DiskSpace func() (free, total uint64, err error)
 
+	// KeepThreads and KeepBlobs, when set, replace the stored retention
+	// (Node.SetRetention; zero keeps forever); nil keeps the stored one.
+	KeepThreads, KeepBlobs *time.Duration
+
 	// WarmBuffers makes Start fault in the buffers blob transfers use
 	// (about 76 MiB) and keep them for the life of the process, so no
 	// transfer pays for fresh memory: otherwise they are made on first
@@ -137,6 +141,7 @@ type Node struct {
 	mirror   mirrorState
 	pres     presenceState
 	hs       hsAdmit // accepted connections in their handshake
+	ret      retentionState
 	inflight budget
 	grants   grantIndex // stored grants, by subject (grantstore.go)
 	trust    trustSet   // the trust list in memory
@@ -239,6 +244,7 @@ func New(cfg Config) (*Node, error) {
 		approvals: map[string]*pending{},
 		waiters:   requestWaiters{},
 		pres:      presenceState{changed: make(chan struct{}, 1)},
+		ret:       retentionState{wake: make(chan struct{}, 1)},
 		inflight:  budget{max: maxInflight},
 		sweepNow:  make(chan struct{}, 1),
 		doneCh:    make(chan struct{}),
@@ -324,10 +330,15 @@ func (n *Node) Start() error {
 			return err
 		}
 	}
-	n.wg.Add(3)
+	if err := n.applyRetentionConfig(); err != nil {
+		return err
+	}
+	n.wg.Add(5)
 	go n.presenceLoop()
 	go n.keepaliveLoop()
 	go n.sweepLoop()
+	go n.retentionLoop()
+	go n.warmThreads()
 	for _, a := range n.cfg.Listen {
 		if err := n.Listen(a); err != nil {
 			n.closeListeners()

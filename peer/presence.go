@@ -151,25 +151,24 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 			sort.SliceStable(d.Peers, func(i, j int) bool { return d.Peers[i].Up && !d.Peers[j].Up })
 			d.Peers = d.Peers[:maxDocPeers]
 		}
-		var ths []presence.ThreadEntry
-		_ = tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
-			if tk.NS != store.NSOwn {
-				return true
-			}
-			d.Unread += t.Unread
-			if detail == presence.DetailFull && !t.Private {
-				ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: wire.Clip(t.Subject, docSubjectBytes),
-					Mine: wire.Clip(t.Mine, docNameBytes), Theirs: wire.Clip(t.Theirs, docNameBytes), Updated: wire.FormatTime(t.Updated)})
-			}
-			return true
-		})
-		sort.Slice(ths, func(i, j int) bool { return ths[i].Updated > ths[j].Updated })
-		if len(ths) > maxDocThreads {
-			ths = ths[:maxDocThreads]
-		}
-		d.Threads = ths
 		return nil
 	})
+	// The threads from the store's cache, newest first: no record is
+	// read from the file, however many threads there are.
+	all, _ := n.db.RecentThreads()
+	var ths []presence.ThreadEntry
+	for _, e := range all {
+		tk, t := e.Key, &e.Thread
+		if tk.NS != store.NSOwn {
+			continue
+		}
+		d.Unread += t.Unread
+		if detail == presence.DetailFull && !t.Private && len(ths) < maxDocThreads {
+			ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: wire.Clip(t.Subject, docSubjectBytes),
+				Mine: wire.Clip(t.Mine, docNameBytes), Theirs: wire.Clip(t.Theirs, docNameBytes), Updated: wire.FormatTime(t.Updated)})
+		}
+	}
+	d.Threads = ths
 	return d
 }
 
