@@ -26,6 +26,19 @@ func TestCompactCmd(t *testing.T) {
 		t.Fatalf("empty dir: exit %d, %q", code, errs)
 	}
 
+	// Not a store: a clear error, and the file as it was.
+	junk := localapitest.ShortTempDir(t)
+	garbage := []byte(strings.Repeat("this is not a database\n", 500))
+	if err := os.WriteFile(filepath.Join(junk, "awp.db"), garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := awp(t, ctx, "compact", "--data", junk); code != exitFail || !strings.Contains(errs, "cannot be read") || !strings.Contains(errs, "left as it is") {
+		t.Fatalf("garbage: exit %d, %q", code, errs)
+	}
+	if got, _ := os.ReadFile(filepath.Join(junk, "awp.db")); string(got) != string(garbage) {
+		t.Fatal("compact changed a file it could not read")
+	}
+
 	_, running := serveFake(t)
 	if err := os.WriteFile(filepath.Join(running, "awp.db"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -83,6 +96,21 @@ func TestCompactCmd(t *testing.T) {
 	defer db.Close()
 	if ths, _ := db.RecentThreads(); len(ths) != 300 {
 		t.Fatalf("%d threads after compact, want 300", len(ths))
+	}
+	// Every line is there (peer/store's TestCompact compares every key).
+	err = db.View(func(tx *store.Tx) error {
+		for i := range 300 {
+			tk := store.ThreadKey{NS: store.NSOwn, Peer: k.Public(), Th: fmt.Sprintf("thr_%d", i)}
+			n := 0
+			tx.Lines(tk, 0, func(store.Line) bool { n++; return true })
+			if n != 50 {
+				return fmt.Errorf("%s: %d lines after compact, want 50", tk.Th, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -50,6 +50,11 @@ type CompactResult struct {
 // ErrNoStore is returned by Compact for a directory without awp.db.
 var ErrNoStore = errors.New("store: no store in this directory")
 
+// ErrDamaged is returned by Compact for an awp.db it cannot read through:
+// not a bbolt file, or one whose pages are damaged. The file is left as it
+// was (the copy is never swapped in).
+var ErrDamaged = errors.New("store: awp.db cannot be read")
+
 // compactProgressEvery is how many keys pass between progress reports.
 const compactProgressEvery = 16384
 
@@ -67,14 +72,24 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 		return res, fmt.Errorf("store: compact: %w", err)
 	}
 	res.SrcBytes = fi.Size()
+	if fi.Size() == 0 {
+		// bbolt would make a new store of it: there is nothing to keep.
+		return res, fmt.Errorf("%w (%s: an empty file)", ErrNoStore, path)
+	}
 	// The store's own lock: bbolt's exclusive flock on awp.db.
-	src, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 300 * time.Millisecond, NoFreelistSync: true,
+	src, err := openChecked(path, &bolt.Options{Timeout: 300 * time.Millisecond, NoFreelistSync: true,
 		FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return res, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
 	}
+	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
+		return res, fmt.Errorf("%w: %s is not a bbolt store (%v); it was left as it is", ErrDamaged, path, err)
+	}
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("store: compact: open %s: %w", path, err)
+	}
 	if err != nil {
-		return res, fmt.Errorf("store: compact: open %s: %w", path, err)
+		return res, err
 	}
 	defer src.Close()
 	tmp := path + compactSuffix
@@ -83,14 +98,17 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 	}
 
 	var total int64
-	err = src.View(func(tx *bolt.Tx) error {
+	err = viewChecked(src, func(tx *bolt.Tx) error {
 		return walkBuckets(tx, func(_ [][]byte, _, _ []byte, _ uint64) error {
 			total++
 			return nil
 		})
 	})
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("store: compact: count: %w", err)
+	}
 	if err != nil {
-		return res, fmt.Errorf("store: compact: count: %w", err)
+		return res, err
 	}
 	prog := CompactProgress{TotalKeys: total, SrcBytes: res.SrcBytes}
 	if progress != nil {
@@ -108,7 +126,9 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 			os.Remove(tmp)
 		}
 	}()
-	if err := copyStore(dst, src, &prog, progress); err != nil {
+	if err := copyStore(dst, src, &prog, progress); errors.Is(err, ErrDamaged) {
+		return res, err
+	} else if err != nil {
 		return res, fmt.Errorf("store: compact: copy: %w", err)
 	}
 	// Every commit of the copy was fsync'ed, the last with the free list
@@ -141,7 +161,7 @@ func copyStore(dst, src *bolt.DB, prog *CompactProgress, progress func(CompactPr
 	}
 	defer func() { _ = tx.Rollback() }()
 	var size int64
-	err = src.View(func(stx *bolt.Tx) error {
+	err = viewChecked(src, func(stx *bolt.Tx) error {
 		return walkBuckets(stx, func(path [][]byte, k, v []byte, seq uint64) error {
 			if sz := int64(len(k) + len(v)); size+sz > compactTxBytes {
 				if err := tx.Commit(); err != nil {
@@ -189,6 +209,28 @@ func copyStore(dst, src *bolt.DB, prog *CompactProgress, progress func(CompactPr
 		progress(*prog)
 	}
 	return tx.Commit()
+}
+
+// openChecked is bolt.Open, with a damaged page read while opening (the
+// free list) turned into ErrDamaged.
+func openChecked(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("%w: %s: a damaged page (%v); it was left as it is", ErrDamaged, path, r)
+		}
+	}()
+	return bolt.Open(path, 0o600, o)
+}
+
+// viewChecked is src.View, with a damaged page (on which bbolt panics)
+// turned into ErrDamaged.
+func viewChecked(src *bolt.DB, fn func(*bolt.Tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: a damaged page (%v); it was left as it is", ErrDamaged, src.Path(), r)
+		}
+	}()
+	return src.View(fn)
 }
 
 // walkBuckets calls fn for every bucket (v nil, with its sequence) and key

@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -261,5 +262,67 @@ func TestCompactCrash(t *testing.T) {
 	t.Logf("%d kills up to %v into a compaction (one takes %v here): %d while copying, %d after the swap", iters, took*6/5, took, midway, swapped)
 	if midway == 0 {
 		t.Fatal("no kill landed while copying: the test tested nothing")
+	}
+}
+
+// TestCompactDamaged: a file that is not a store, an empty one and a store
+// whose pages are damaged each give a clear error, and the file is left
+// byte for byte as it was, with no copy behind.
+func TestCompactDamaged(t *testing.T) {
+	good := t.TempDir()
+	db := mustOpenDir(t, good)
+	fillStore(t, db, 40, 20)
+	db.mustClose()
+	store, err := os.ReadFile(filepath.Join(good, "awp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	// Every page after the two meta pages overwritten: the meta pages
+	// still check, so bbolt opens it and meets the damage on the way.
+	pages := bytes.Clone(store)
+	for i := 2 * page; i < len(pages); i++ {
+		pages[i] = 0xa5
+	}
+	// The root page of the buckets overwritten (the newest meta page's
+	// root): the store opens, and the walk meets the damage.
+	root := bytes.Clone(store)
+	var rootPg, bestTx uint64
+	for _, off := range []int{0, page} {
+		m := root[off+16:] // past the page header
+		if tx := binary.LittleEndian.Uint64(m[48:]); tx >= bestTx {
+			rootPg, bestTx = binary.LittleEndian.Uint64(m[16:]), tx
+		}
+	}
+	copy(root[rootPg*page:(rootPg+1)*page], bytes.Repeat([]byte{0xff}, page))
+	for _, c := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"text", []byte(strings.Repeat("not a database\n", 1000)), ErrDamaged},
+		{"short", []byte("bolt"), ErrDamaged},
+		{"empty", nil, ErrNoStore},
+		{"pages", pages, ErrDamaged},
+		{"root", root, ErrDamaged},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "awp.db")
+			if err := os.WriteFile(path, c.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Compact(dir, nil)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("Compact: %v, want %v", err, c.want)
+			}
+			t.Logf("error: %v", err)
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, c.data) {
+				t.Fatal("the file changed although compaction failed")
+			}
+			if _, err := os.Stat(path + compactSuffix); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("the copy was left behind")
+			}
+		})
 	}
 }

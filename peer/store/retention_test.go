@@ -323,3 +323,52 @@ func TestSweepBlobsResume(t *testing.T) {
 		t.Fatalf("dropped %d of %d blobs in %d passes", total, n, passes)
 	}
 }
+
+// TestSweepUsage: what retention deletes leaves the sender's usage (its
+// quota), whether a thread goes in one pass or over several, and a kept
+// blob's size with its record.
+func TestSweepUsage(t *testing.T) {
+	db := mustOpen(t)
+	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	p := newPeerKey(t)
+	k := f.thread(p, "thr_u", 100*day, 40, "done", "done")
+	f.blob(k, "in", "blob_u", 100*day, 5000, true)
+	db.update(func(tx *Tx) error {
+		b, _ := tx.Blob("in", p, "blob_u")
+		b.Counted = true
+		tx.AddUsage(p, 0, b.Size)
+		return tx.PutBlob(b)
+	})
+	usage := func() (u Usage) {
+		db.view(func(tx *Tx) error { u = tx.Usage(p); return nil })
+		return u
+	}
+	var want int64 // the fixture's in lines (even i) are charged
+	for i := 0; i < 40; i += 2 {
+		want += int64(len(fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	if u := usage(); u.Lines != want || u.Blobs != 5000 {
+		t.Fatalf("usage before: %+v, want %d line bytes and 5000 blob bytes", u, want)
+	}
+	// A pass that stops inside the thread (as one over SweepLines does).
+	db.update(func(tx *Tx) error {
+		n, whole, err := tx.dropThreadLines(k, 11)
+		if n != 11 || whole {
+			t.Fatalf("dropThreadLines: %d, whole %v", n, whole)
+		}
+		return err
+	})
+	var gone int64
+	for i := 0; i < 11; i += 2 {
+		gone += int64(len(fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	if u := usage(); u.Lines != want-gone {
+		t.Fatalf("usage after 11 lines went: %d, want %d", u.Lines, want-gone)
+	}
+	if _, err := db.Sweep(f.now, Retention{KeepThreads: 90 * day}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usage(); u.Lines != 0 || u.Blobs != 0 {
+		t.Fatalf("usage after the thread and its blob went: %+v, want none", u)
+	}
+}
