@@ -223,16 +223,18 @@ func (n *Node) sendPresence(s *session, origin string, seq int64, hops int, doc 
 
 // fanPresence sends one presence line to each session. The line (and its
 // envelope id) is the same for all of them: an id need only be unique per
-// sender on each connection.
-func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, doc []byte) {
+// sender on each connection. It returns the sessions that took it (a busy
+// one skips it), in to's own array.
+func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, doc []byte) (took []*session) {
 	if len(to) == 0 {
-		return
+		return nil
 	}
 	line := presence.Line(n.ids.New(), n.stamp(), hops, doc)
 	sent := 0
 	for _, s := range to {
-		if s.wq.tryPush(line) {
-			sent++ // a busy link skips presence; the next heartbeat catches up
+		if s.wq.tryPush(line) { // a busy link skips presence; the next heartbeat catches up
+			to[sent] = s
+			sent++
 		}
 	}
 	n.pres.linesOut.Add(int64(sent))
@@ -244,6 +246,7 @@ func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, do
 	}
 	n.pres.sent[k] += sent
 	n.pres.mu.Unlock()
+	return to[:sent]
 }
 
 // onPresence verifies, keeps and relays a received presence document.
@@ -296,8 +299,10 @@ func (n *Node) relayPresence(origin key.PublicKey, seq int64) {
 			to = append(to, o)
 		}
 	}
-	n.fanPresence(to, origin.String(), seq, hops, raw)
-	for _, o := range to {
+	// Only the sessions that took it hold it now: a busy one that skipped
+	// it gets it from a later copy (another neighbour's, or this relay's
+	// again when a shorter copy comes).
+	for _, o := range n.fanPresence(to, origin.String(), seq, hops, raw) {
 		n.pres.table.Saw(origin, seq, o.peer, hops)
 	}
 }
