@@ -115,8 +115,8 @@ func TestCompactCmd(t *testing.T) {
 }
 
 // TestRetentionCmd: bad durations are usage errors (`awp retention` and
-// `awp run`); a peer without the setting says so; `awp run` passes the
-// flags to the node's Config.
+// `awp run`); `awp retention` prints and changes the peer's setting;
+// `awp run` passes the flags to the node's Config.
 func TestRetentionCmd(t *testing.T) {
 	ctx := context.Background()
 	_, dir := serveFake(t)
@@ -130,8 +130,11 @@ func TestRetentionCmd(t *testing.T) {
 			t.Fatalf("%v: exit %d, %q", args, code, errs)
 		}
 	}
-	if code, _, errs := awp(t, ctx, "retention", "--data", dir); code != exitFail || !strings.Contains(errs, "no retention setting") {
-		t.Fatalf("fake peer: exit %d, %q", code, errs)
+	if code, out, errs := awp(t, ctx, "retention", "--data", dir); code != exitOK || out != "keep threads: off\nkeep blobs of closed threads: off\n" {
+		t.Fatalf("awp retention: exit %d, %q, %q", code, out, errs)
+	}
+	if code, out, errs := awp(t, ctx, "retention", "--data", dir, "--keep-threads", "90d", "--json"); code != exitOK || out != "{\"keep_threads\":\"90d\",\"keep_blobs\":\"off\"}\n" {
+		t.Fatalf("awp retention --keep-threads 90d --json: exit %d, %q, %q", code, out, errs)
 	}
 	fs := newFlags("run")
 	var o runOptions

@@ -2,22 +2,11 @@ package localapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/awp-tray/awp-tray/peer"
 )
-
-// Retainer is implemented by backends that keep threads and blobs for a
-// set time (a *peer.Node does): GET and POST /v0/retention. Other backends
-// answer those with not_found.
-type Retainer interface {
-	// Retention is the stored setting.
-	Retention() (peer.Retention, error)
-	// SetRetention stores a new one.
-	SetRetention(r peer.Retention) error
-}
-
-var _ Retainer = (*peer.Node)(nil)
 
 // RetentionBody is the body of GET and POST /v0/retention: each a number
 // of days ("90d"), a Go duration ("36h") or "off" (keep forever). In a
@@ -32,20 +21,8 @@ func retentionBody(r peer.Retention) RetentionBody {
 	return RetentionBody{KeepThreads: &t, KeepBlobs: &b}
 }
 
-func (s *Server) retainer(w http.ResponseWriter) (Retainer, bool) {
-	rt, ok := s.Backend.(Retainer)
-	if !ok {
-		writeError(w, http.StatusNotFound, codeNotFound, "localapi: this peer has no retention setting")
-	}
-	return rt, ok
-}
-
 func (s *Server) handleRetention(w http.ResponseWriter, r *http.Request) {
-	rt, ok := s.retainer(w)
-	if !ok {
-		return
-	}
-	cur, err := rt.Retention()
+	cur, err := s.Backend.Retention()
 	if err != nil {
 		s.fail(w, "retention", err)
 		return
@@ -54,15 +31,11 @@ func (s *Server) handleRetention(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSetRetention(w http.ResponseWriter, r *http.Request) {
-	rt, ok := s.retainer(w)
-	if !ok {
-		return
-	}
 	var req RetentionBody
 	if !s.decode(w, r, &req) {
 		return
 	}
-	cur, err := rt.Retention()
+	cur, err := s.Backend.Retention()
 	if err != nil {
 		s.fail(w, "retention", err)
 		return
@@ -83,7 +56,7 @@ func (s *Server) handleSetRetention(w http.ResponseWriter, r *http.Request) {
 		}
 		cur.KeepBlobs = d
 	}
-	if err := rt.SetRetention(cur); err != nil {
+	if err := s.Backend.SetRetention(cur); err != nil {
 		s.fail(w, "retention", err)
 		return
 	}
@@ -102,4 +75,22 @@ func (c *Client) SetRetention(ctx context.Context, b RetentionBody) (RetentionBo
 	var res RetentionBody
 	err := c.call(ctx, "retention", http.MethodPost, "/v0/retention", nil, b, &res)
 	return res, err
+}
+
+// bodyRetention reads a RetentionBody back (Remote): a field missing
+// reads as off.
+func bodyRetention(b RetentionBody) (peer.Retention, error) {
+	var r peer.Retention
+	var err error
+	if b.KeepThreads != nil {
+		if r.KeepThreads, err = peer.ParseKeep(*b.KeepThreads); err != nil {
+			return r, fmt.Errorf("localapi: retention: keep_threads: %w", err)
+		}
+	}
+	if b.KeepBlobs != nil {
+		if r.KeepBlobs, err = peer.ParseKeep(*b.KeepBlobs); err != nil {
+			return r, fmt.Errorf("localapi: retention: keep_blobs: %w", err)
+		}
+	}
+	return r, nil
 }

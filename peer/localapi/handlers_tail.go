@@ -10,16 +10,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-// LinesLaster is implemented by backends that read a thread's last lines
-// from its end (a *peer.Node does): GET /v0/lines?th=&last=N. Other
-// backends answer it from Lines.
-type LinesLaster interface {
-	// LinesLast returns the last count lines of thread th, in order.
-	LinesLast(th, from string, count int) ([]peer.LineInfo, error)
-}
-
-var _ LinesLaster = (*peer.Node)(nil)
-
 // MaxLast bounds ?last=: one answer holds at most this many lines (a
 // client pages further back with its own calls).
 const MaxLast = 100_000
@@ -32,14 +22,7 @@ func (s *Server) linesLast(w http.ResponseWriter, th, from, v string) ([]peer.Li
 		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("localapi: lines: last %q: want a number from 1 to %d", v, MaxLast))
 		return nil, nil
 	}
-	if ll, ok := s.Backend.(LinesLaster); ok {
-		lines, err := ll.LinesLast(th, from, n)
-		return nonNil(lines), err
-	}
-	lines, err := s.Backend.Lines(th, from)
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
+	lines, err := s.Backend.LinesLast(th, from, n)
 	return nonNil(lines), err
 }
 

@@ -65,16 +65,15 @@ func TestRetentionEndpoints(t *testing.T) {
 	if r, _ := n.Retention(); r.KeepBlobs != 36*3600e9 {
 		t.Fatal("a refused change changed the setting")
 	}
-	// A backend without the setting answers not_found.
-	_, fc, _ := setup(t)
-	if _, err := fc.Retention(ctx); !errors.As(err, &re) || re.Status != 404 {
-		t.Fatalf("fake backend: %v, want a 404", err)
+	// A negative duration is not a setting (the node refuses it too).
+	if _, err := c.SetRetention(ctx, localapi.RetentionBody{KeepThreads: str("-3d")}); !errors.As(err, &re) || re.Status != 400 {
+		t.Fatalf("negative value: %v, want a 400", err)
 	}
 }
 
 // TestLinesLastEndpoint: ?last=N gives the last N lines in order, from a
-// node (read from the thread's end) and from a backend without it (cut
-// from Lines); bad N is refused.
+// node (read from the thread's end) and from the fake (cut from Lines);
+// bad N is refused.
 func TestLinesLastEndpoint(t *testing.T) {
 	n, c := serveNode(t)
 	ctx := context.Background()
@@ -113,7 +112,7 @@ func TestLinesLastEndpoint(t *testing.T) {
 	f.LinesByTh = map[string][]peer.LineInfo{"thr_1|": {{Dir: "in", Seq: 1}, {Dir: "in", Seq: 2}, {Dir: "out", Seq: 3}}}
 	f.Unlock()
 	if last, err := fc.LinesLast(ctx, "thr_1", "", 2); err != nil || len(last) != 2 || last[0].Seq != 2 || last[1].Seq != 3 {
-		t.Fatalf("fallback last 2 = %+v, %v", last, err)
+		t.Fatalf("the fake's last 2 = %+v, %v", last, err)
 	}
 }
 
