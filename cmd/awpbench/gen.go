@@ -700,17 +700,18 @@ func genMain(args []string, stdout, stderr io.Writer) int {
 // genInfo is DIR/gen.json: what `awpbench -scale-data DIR` needs to know
 // of a directory made by `awpbench gen` (its key is in DIR/gen.seed).
 type genInfo struct {
-	Largest   string `json:"largest"`
-	LargestN  int    `json:"largest_lines"`
-	Lines     int    `json:"lines"`
-	Threads   int    `json:"threads"`
-	Blobs     int    `json:"blobs"`
-	BlobBytes int64  `json:"blob_bytes"`
+	Largest   string  `json:"largest"`
+	LargestN  int     `json:"largest_lines"`
+	Lines     int     `json:"lines"`
+	Threads   int     `json:"threads"`
+	Blobs     int     `json:"blobs"`
+	BlobBytes int64   `json:"blob_bytes"`
+	TookS     float64 `json:"took_s"` // how long the generator took
 }
 
 func writeGenInfo(dir string, res genResult) error {
 	b, err := json.Marshal(genInfo{Largest: res.Largest, LargestN: res.LargestN, Lines: res.Lines, Threads: res.Threads,
-		Blobs: res.Blobs, BlobBytes: res.BlobBytes})
+		Blobs: res.Blobs, BlobBytes: res.BlobBytes, TookS: res.Took.Seconds()})
 	if err != nil {
 		return err
 	}
@@ -740,6 +741,7 @@ func readGen(dir string) (genResult, error) {
 		return res, err
 	}
 	res.Largest, res.LargestN, res.Lines, res.Threads, res.Blobs, res.BlobBytes = gi.Largest, gi.LargestN, gi.Lines, gi.Threads, gi.Blobs, gi.BlobBytes
+	res.Took = time.Duration(gi.TookS * float64(time.Second))
 	if fi, err := os.Stat(filepath.Join(dir, "awp.db")); err == nil {
 		res.DBBytes = fi.Size()
 	}

@@ -56,6 +56,9 @@ func (b *bench) scaleFig() error {
 	r.ScaleBlobMB = round(float64(gen.BlobBytes)/1e6, 1)
 	r.ScaleDBMB = round(float64(gen.DBBytes)/1e6, 1)
 	r.ScaleGenS = round(time.Since(t0).Seconds(), 2)
+	if gen.Took > 0 { // a directory made earlier: how long its generator took
+		r.ScaleGenS = round(gen.Took.Seconds(), 2)
+	}
 	b.printf("   scale: generated %d lines in %d threads (largest %d), %d blobs of %.0f MB, awp.db %.0f MB in %.1f s",
 		gen.Lines, gen.Threads, gen.LargestN, gen.Blobs, r.ScaleBlobMB, r.ScaleDBMB, r.ScaleGenS)
 	kf := filepath.Join(b.tmp, "scale.seed")
