@@ -90,8 +90,7 @@ type Config struct {
 	// directory's file system are read (tests).
 	DiskSpace func() (free, total uint64, err error)
 
-	// KeepThreads and KeepBlobs, when set, replace the stored retention
-	// (Node.SetRetention; zero keeps forever); nil keeps the stored one.
+	// KeepThreads and KeepBlobs replace the stored retention when set (retention.go).
 	KeepThreads, KeepBlobs *time.Duration
 
 	// WarmBuffers makes Start fault in the buffers blob transfers use
@@ -330,15 +329,13 @@ func (n *Node) Start() error {
 			return err
 		}
 	}
-	if err := n.applyRetentionConfig(); err != nil {
+	if err := n.startRetention(); err != nil {
 		return err
 	}
-	n.wg.Add(5)
+	n.wg.Add(3)
 	go n.presenceLoop()
 	go n.keepaliveLoop()
 	go n.sweepLoop()
-	go n.retentionLoop()
-	go n.warmThreads()
 	for _, a := range n.cfg.Listen {
 		if err := n.Listen(a); err != nil {
 			n.closeListeners()

@@ -61,6 +61,19 @@ func (n *Node) SetRetention(r Retention) error {
 	return nil
 }
 
+// startRetention stores what Config.KeepThreads and KeepBlobs set (a nil
+// one keeps the stored value; zero keeps forever) and starts the sweep
+// and the thread list's load in the background (Start).
+func (n *Node) startRetention() error {
+	if err := n.applyRetentionConfig(); err != nil {
+		return err
+	}
+	n.wg.Add(2)
+	go n.retentionLoop()
+	go n.warmThreads()
+	return nil
+}
+
 // applyRetentionConfig stores what Config.KeepThreads and KeepBlobs set.
 func (n *Node) applyRetentionConfig() error {
 	if n.cfg.KeepThreads == nil && n.cfg.KeepBlobs == nil {
