@@ -90,6 +90,9 @@ type Config struct {
 	// directory's file system are read (tests).
 	DiskSpace func() (free, total uint64, err error)
 
+	// KeepThreads and KeepBlobs replace the stored retention when set (retention.go).
+	KeepThreads, KeepBlobs *time.Duration
+
 	// WarmBuffers makes Start fault in the buffers blob transfers use
 	// (about 76 MiB) and keep them for the life of the process, so no
 	// transfer pays for fresh memory: otherwise they are made on first
@@ -137,6 +140,7 @@ type Node struct {
 	mirror   mirrorState
 	pres     presenceState
 	hs       hsAdmit // accepted connections in their handshake
+	ret      retentionState
 	inflight budget
 	grants   grantIndex // stored grants, by subject (grantstore.go)
 	trust    trustSet   // the trust list in memory
@@ -239,6 +243,7 @@ func New(cfg Config) (*Node, error) {
 		approvals: map[string]*pending{},
 		waiters:   requestWaiters{},
 		pres:      presenceState{changed: make(chan struct{}, 1)},
+		ret:       retentionState{wake: make(chan struct{}, 1)},
 		inflight:  budget{max: maxInflight},
 		sweepNow:  make(chan struct{}, 1),
 		doneCh:    make(chan struct{}),
@@ -323,6 +328,9 @@ func (n *Node) Start() error {
 		if err := n.SetMirrorHosts(n.cfg.MirrorTo); err != nil {
 			return err
 		}
+	}
+	if err := n.startRetention(); err != nil {
+		return err
 	}
 	n.wg.Add(3)
 	go n.presenceLoop()

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -28,6 +29,8 @@ type presenceState struct {
 	lastDoc []byte         // my newest document
 	sent    map[string]int // lines sent per "origin seq" (bounded), for tests and benchmarks
 	detail  string
+
+	linesOut, bytesOut atomic.Int64 // presence lines sent and their bytes (PresenceTraffic)
 }
 
 // PresenceInfo is one entry of the presence table, as `awp presence --json`
@@ -98,12 +101,12 @@ func (n *Node) presenceChanged() {
 }
 
 // presenceLoop publishes this node's document Debounce after a change and
-// every Heartbeat.
+// every Heartbeat (each wait drawn around it: presence.HeartbeatWait).
 func (n *Node) presenceLoop() {
 	defer n.wg.Done()
 	debounce, heartbeat := n.cfg.PresenceDebounce, n.cfg.PresenceHeartbeat
 	var timer <-chan time.Time
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTimer(presence.HeartbeatWait(heartbeat))
 	defer tick.Stop()
 	for {
 		select {
@@ -118,6 +121,7 @@ func (n *Node) presenceLoop() {
 			n.publishPresence()
 		case <-tick.C:
 			n.publishPresence()
+			tick.Reset(presence.HeartbeatWait(heartbeat))
 		}
 	}
 }
@@ -151,25 +155,24 @@ func (n *Node) buildDoc(detail string) presence.Doc {
 			sort.SliceStable(d.Peers, func(i, j int) bool { return d.Peers[i].Up && !d.Peers[j].Up })
 			d.Peers = d.Peers[:maxDocPeers]
 		}
-		var ths []presence.ThreadEntry
-		_ = tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
-			if tk.NS != store.NSOwn {
-				return true
-			}
-			d.Unread += t.Unread
-			if detail == presence.DetailFull && !t.Private {
-				ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: wire.Clip(t.Subject, docSubjectBytes),
-					Mine: wire.Clip(t.Mine, docNameBytes), Theirs: wire.Clip(t.Theirs, docNameBytes), Updated: wire.FormatTime(t.Updated)})
-			}
-			return true
-		})
-		sort.Slice(ths, func(i, j int) bool { return ths[i].Updated > ths[j].Updated })
-		if len(ths) > maxDocThreads {
-			ths = ths[:maxDocThreads]
-		}
-		d.Threads = ths
 		return nil
 	})
+	// The threads from the store's cache, newest first: no record is
+	// read from the file, however many threads there are.
+	all, _ := n.db.RecentThreads()
+	var ths []presence.ThreadEntry
+	for _, e := range all {
+		tk, t := e.Key, &e.Thread
+		if tk.NS != store.NSOwn {
+			continue
+		}
+		d.Unread += t.Unread
+		if detail == presence.DetailFull && !t.Private && len(ths) < maxDocThreads {
+			ths = append(ths, presence.ThreadEntry{Th: tk.Th, Peer: tk.Peer.String(), Subject: wire.Clip(t.Subject, docSubjectBytes),
+				Mine: wire.Clip(t.Mine, docNameBytes), Theirs: wire.Clip(t.Theirs, docNameBytes), Updated: wire.FormatTime(t.Updated)})
+		}
+	}
+	d.Threads = ths
 	return d
 }
 
@@ -220,18 +223,22 @@ func (n *Node) sendPresence(s *session, origin string, seq int64, hops int, doc 
 
 // fanPresence sends one presence line to each session. The line (and its
 // envelope id) is the same for all of them: an id need only be unique per
-// sender on each connection.
-func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, doc []byte) {
+// sender on each connection. It returns the sessions that took it (a busy
+// one skips it), in to's own array.
+func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, doc []byte) (took []*session) {
 	if len(to) == 0 {
-		return
+		return nil
 	}
 	line := presence.Line(n.ids.New(), n.stamp(), hops, doc)
 	sent := 0
 	for _, s := range to {
-		if s.wq.tryPush(line) {
-			sent++ // a busy link skips presence; the next heartbeat catches up
+		if s.wq.tryPush(line) { // a busy link skips presence; the next heartbeat catches up
+			to[sent] = s
+			sent++
 		}
 	}
+	n.pres.linesOut.Add(int64(sent))
+	n.pres.bytesOut.Add(int64(sent) * int64(len(line)+1)) // and its newline
 	k := presKey(origin, seq)
 	n.pres.mu.Lock()
 	if n.pres.sent == nil || len(n.pres.sent) > maxSentCounts {
@@ -239,11 +246,20 @@ func (n *Node) fanPresence(to []*session, origin string, seq int64, hops int, do
 	}
 	n.pres.sent[k] += sent
 	n.pres.mu.Unlock()
+	return to[:sent]
 }
 
 // onPresence verifies, keeps and relays a received presence document.
 func (n *Node) onPresence(s *session, p *wire.Presence) {
 	if p.Hops < 1 || p.Hops > wire.MaxHops || len(p.Doc) > presence.MaxDocBytes {
+		return
+	}
+	// A copy of the document held (another neighbour's relay of it): the
+	// sender holds it, so the relay skips it; no second check.
+	if origin, seq, ok := presence.Peek(p.Doc); ok && n.pres.table.Same(origin, seq, p.Doc) {
+		if n.pres.table.Copy(origin, seq, s.peer, p.Hops) {
+			n.scheduleRelay(origin, seq)
+		}
 		return
 	}
 	d, origin, err := presence.Verify(p.Doc)
@@ -256,17 +272,60 @@ func (n *Node) onPresence(s *session, p *wire.Presence) {
 		return
 	}
 	n.publish(Event{Type: EventPresence, Peer: origin.String(), PeerName: d.Name})
-	if p.Hops >= wire.MaxHops {
+	if n.pres.table.StartRelay(origin, d.Seq) {
+		n.scheduleRelay(origin, d.Seq)
+	}
+}
+
+// scheduleRelay relays origin's document seq after presence.RelayWait.
+func (n *Node) scheduleRelay(origin key.PublicKey, seq int64) {
+	time.AfterFunc(presence.RelayWait(), func() { n.relayPresence(origin, seq) })
+}
+
+// relayPresence forwards origin's document seq (if it is still the one
+// held) to the neighbours not known to hold it, and not to the origin.
+func (n *Node) relayPresence(origin key.PublicKey, seq int64) {
+	if n.ctx.Err() != nil {
+		return
+	}
+	raw, hops, needs, ok := n.pres.table.Relay(origin, seq, n.now())
+	if !ok {
 		return
 	}
 	all := n.presenceSessions()
 	to := all[:0]
 	for _, o := range all {
-		if o.peer != s.peer && o.peer != origin {
+		if o.peer != origin && needs(o.peer) {
 			to = append(to, o)
 		}
 	}
-	n.fanPresence(to, d.Origin, d.Seq, p.Hops+1, p.Doc)
+	// Only the sessions that took it hold it now: a busy one that skipped
+	// it gets it from a later copy (another neighbour's, or this relay's
+	// again when a shorter copy comes).
+	for _, o := range n.fanPresence(to, origin.String(), seq, hops, raw) {
+		n.pres.table.Saw(origin, seq, o.peer, hops)
+	}
+}
+
+// PresenceTraffic reports the presence lines this node has sent and their
+// bytes (its own documents and relays), for benchmarks.
+func (n *Node) PresenceTraffic() (lines, bytes int64) {
+	return n.pres.linesOut.Load(), n.pres.bytesOut.Load()
+}
+
+// PresenceSeq returns the seq of the newest document this node holds from
+// origin (its own newest when origin is this node).
+func (n *Node) PresenceSeq(origin key.PublicKey) (int64, bool) {
+	if origin == n.pub {
+		n.pres.mu.Lock()
+		defer n.pres.mu.Unlock()
+		return n.pres.lastSeq, n.pres.lastSeq > 0
+	}
+	e, ok := n.pres.table.Get(origin, n.now())
+	if !ok {
+		return 0, false
+	}
+	return e.Doc.Seq, true
 }
 
 // greetPresence sends a new session my document and the documents I hold,

@@ -29,16 +29,31 @@ func threadInfo(tk store.ThreadKey, t *store.Thread, names map[string]string) Th
 
 // Threads lists every thread, newest activity first.
 func (n *Node) Threads() ([]ThreadInfo, error) {
-	out := []ThreadInfo{}
-	err := n.db.View(func(tx *store.Tx) error {
-		names := peerNames(tx)
-		return tx.Threads(func(tk store.ThreadKey, t *store.Thread) bool {
-			out = append(out, threadInfo(tk, t, names))
-			return true
-		})
+	ths, err := n.db.RecentThreads()
+	if err != nil {
+		return []ThreadInfo{}, err
+	}
+	var names map[string]string
+	_ = n.db.View(func(tx *store.Tx) error {
+		names = peerNames(tx)
+		return nil
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated > out[j].Updated })
-	return out, err
+	out := make([]ThreadInfo, 0, len(ths))
+	for _, e := range ths {
+		out = append(out, threadInfo(e.Key, &e.Thread, names))
+	}
+	return out, nil
+}
+
+// warmThreads loads the store's thread cache in the background at Start,
+// so the first thread list (a person opening the tray, `awp threads`) and
+// the first presence document need not wait for it; Start itself reads
+// nothing it does not need.
+func (n *Node) warmThreads() {
+	defer n.wg.Done()
+	if _, err := n.db.RecentThreads(); err != nil && n.ctx.Err() == nil {
+		n.log.Warn("loading the thread list", "err", err)
+	}
 }
 
 func peerNames(tx *store.Tx) map[string]string {
@@ -100,22 +115,45 @@ func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo,
 			return err
 		}
 		tx.Lines(tk, after, func(l store.Line) bool {
-			li := LineInfo{From: l.From.String(), Line: json.RawMessage(l.Raw), Seq: l.Seq, Stored: wire.FormatTime(l.Stored)}
-			li.Dir = "in"
-			if l.Dir == store.DirOut {
-				li.Dir = "out"
-			}
-			if tk.NS == store.NSMirrored {
-				li.MirroredFrom = tk.Peer.String()
-			} else {
-				li.Acked = l.Dir == store.DirOut && l.Seq <= t.AckedSeq
-			}
-			out = append(out, li)
+			out = append(out, lineInfo(tk, t, l))
 			return limit == 0 || len(out) < limit
 		})
 		return nil
 	})
 	return out, err
+}
+
+// LinesLast returns the last count lines of a thread (all when it holds
+// fewer), in order: what a thread view shows first. It reads from the
+// thread's end, so a long thread costs no more than a short one.
+func (n *Node) LinesLast(th, from string, count int) ([]LineInfo, error) {
+	out := []LineInfo{}
+	err := n.db.View(func(tx *store.Tx) error {
+		tk, t, err := n.findThread(tx, th, from)
+		if err != nil {
+			return err
+		}
+		tx.LinesLast(tk, count, func(l store.Line) bool {
+			out = append(out, lineInfo(tk, t, l))
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+func lineInfo(tk store.ThreadKey, t *store.Thread, l store.Line) LineInfo {
+	li := LineInfo{From: l.From.String(), Line: json.RawMessage(l.Raw), Seq: l.Seq, Stored: wire.FormatTime(l.Stored)}
+	li.Dir = "in"
+	if l.Dir == store.DirOut {
+		li.Dir = "out"
+	}
+	if tk.NS == store.NSMirrored {
+		li.MirroredFrom = tk.Peer.String()
+	} else {
+		li.Acked = l.Dir == store.DirOut && l.Seq <= t.AckedSeq
+	}
+	return li
 }
 
 // MarkRead marks every line of a thread read.

@@ -48,6 +48,7 @@ func init() {
 		cmdSend, cmdState, cmdThreads, cmdShow,
 		cmdPeers, cmdTrust, cmdUntrust,
 		cmdBlobs, cmdBlob, cmdWatch,
+		cmdRetention, cmdCompact,
 		cmdPending, cmdDecide,
 		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
 		cmdPresence, cmdMirror, cmdPrivate, cmdSandbox,

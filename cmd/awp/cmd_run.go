@@ -23,7 +23,7 @@ var cmdRun = &command{
 		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
 		"[--presence full|peers|none] [--harness H] [--model M] [--approve deny|ask] [--approval-timeout D] " +
 		"[--exec-sandbox auto|bwrap|none] [--exec-network=false] " +
-		"[--allow-public-tcp] [--tailcat-relay R] [--verbose]",
+		"[--allow-public-tcp] [--tailcat-relay R] [--keep-threads D] [--keep-blobs D] [--verbose]",
 	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
 	run:     runRun,
 }
@@ -52,6 +52,7 @@ type runOptions struct {
 	approve        string
 	approvalWait   time.Duration
 	tailcatRelay   string
+	retention      retentionFlags // cmd_retention.go
 }
 
 func (o *runOptions) flags(fs *flagSet) {
@@ -75,6 +76,7 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.BoolVar(&o.warmBuffers, "warm-buffers", true, "fault in the buffers blob transfers use (about 76 MiB) at start and keep them; false: make them on first use, free them when idle")
 	fs.StringVar(&o.tailcatRelay, "tailcat-relay", "", "tailcat relay: default (tailcat's DERP map), a DERP map URL, or your own relay host[:port]")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug messages")
+	o.retention.flags(fs)
 }
 
 func (o *runOptions) check() error {
@@ -103,6 +105,9 @@ func (o *runOptions) check() error {
 	}
 	if o.approvalWait < 0 {
 		return usagef("--approval-timeout must not be negative")
+	}
+	if err := o.retention.check(); err != nil {
+		return err
 	}
 	for _, k := range o.trust {
 		if err := checkKey("--trust", k); err != nil {
@@ -206,6 +211,7 @@ func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string
 	if tc, err := transport.ParseTailcatRelay(o.tailcatRelay); err == nil {
 		cfg.Tailcat = tc
 	}
+	o.retention.apply(&cfg)
 	return cfg
 }
 

@@ -23,7 +23,8 @@ func TestQuickRun(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := benchMain([]string{"-quick", "-n", "300", "-resume", "300", "-blob-mib", "2", "-handshakes", "10",
 		"-json-lines", "5000", "-tcp-mib", "16", "-fsync-time", "50ms", "-timeout", "2m",
-		"-tunnel-n", "200", "-tunnel-blob-mib", "1", "-tunnel-raw-mib", "8", "-dir", t.TempDir()}, &out, &errb)
+		"-tunnel-n", "200", "-tunnel-blob-mib", "1", "-tunnel-raw-mib", "8",
+		"-scale-lines", "5000", "-scale-threads", "50", "-scale-blob-mb", "4", "-fleet-n", "12", "-fleet-window", "2s", "-dir", t.TempDir()}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
@@ -37,7 +38,12 @@ func TestQuickRun(t *testing.T) {
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
-		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio"} {
+		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio",
+		"scale_lines", "scale_threads", "scale_blobs", "scale_blob_mb", "scale_db_mb", "scale_gen_s", "scale_start_s", "scale_start_empty_s",
+		"scale_threads_ms", "scale_threads_first_ms", "scale_threads_cpu_ms", "scale_open_ms", "scale_open_first_ms", "scale_rss_mb",
+		"presence100_nodes", "presence100_edges", "presence100_diameter", "presence100_initial_s", "presence100_converge_s",
+		"presence100_bytes_per_s", "presence100_bytes_per_s_max", "presence100_measured_heartbeat_s", "presence100_line_bytes",
+		"presence100_lines_per_doc", "presence100_rss_mb"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
 			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)

@@ -51,6 +51,8 @@ type childMsg struct {
 
 	RSSMB float64 `json:"rss_mb,omitempty"` // done: peak RSS (VmHWM), MiB
 
+	Fleet *fleetResult `json:"fleet,omitempty"` // fleet: the figures
+
 	CPUS float64 `json:"cpu_s,omitempty"` // every event: the process's CPU time (user + system) so far
 }
 
@@ -77,6 +79,8 @@ func childMain(args []string) int {
 	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
 	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
 	rawBytes := fs.Int64("raw-bytes", 0, "raw mode: bytes to stream after the warm-up")
+	heartbeat := fs.Duration("heartbeat", 0, "fleet mode: the presence heartbeat")
+	window := fs.Duration("window", 0, "fleet mode: how long to measure the steady-state traffic")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -108,7 +112,7 @@ func childMain(args []string) int {
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
 		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, cold: *cold, emit: emit, stdin: bufio.NewScanner(os.Stdin),
-		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes}
+		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes, heartbeat: *heartbeat, window: *window}
 	if err := c.run(); err != nil {
 		emit(childMsg{Event: "error", Err: err.Error()})
 		return 1
@@ -121,6 +125,7 @@ type child struct {
 	listen, trust, derpMap                         string
 	n, workers                                     int
 	rawBytes                                       int64
+	heartbeat, window                              time.Duration
 	nosync, cold                                   bool
 	emit                                           func(childMsg)
 	stdin                                          *bufio.Scanner
@@ -136,6 +141,9 @@ func (c *child) command() string {
 }
 
 func (c *child) run() error {
+	if c.mode == "fleet" { // its nodes make their own keys
+		return c.runFleet(c.n, c.heartbeat, c.window)
+	}
 	seed, err := os.ReadFile(c.keyFile)
 	if err != nil {
 		return err
@@ -151,6 +159,10 @@ func (c *child) run() error {
 	if c.mode == "raw" {
 		return c.runRaw(k)
 	}
+	if c.mode == "scale" {
+		return c.runScale(k)
+	}
+
 	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync, WarmBuffers: !c.cold}
 	if c.role == "receiver" {
 		cfg.Listen = []string{c.listen}

@@ -39,11 +39,15 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "node" {
 		os.Exit(childMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "gen" {
+		os.Exit(genMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	os.Exit(benchMain(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -59,10 +63,13 @@ const (
 type options struct {
 	n, resume, blobMiB, workers, fewWorkers, handshakes, jsonLines, tcpMiB int
 	tunnelN, tunnelBlobMiB, tunnelRawMiB                                   int
+	scaleLines, scaleThreads, scaleBlobMB                                  int
+	fleetN                                                                 int
+	fleetHeartbeat, fleetWindow                                            time.Duration
 	fsyncDur                                                               time.Duration
 	timeout                                                                time.Duration
 	only                                                                   map[string]bool
-	dir, cpuprofile, trace                                                 string
+	dir, cpuprofile, trace, scaleData                                      string
 	quick, nosync, cold                                                    bool
 }
 
@@ -146,6 +153,35 @@ type results struct {
 	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
 	RSSTailcatSenderMB float64 `json:"rss_tailcat_sender_mb,omitempty"`
 	RSSTailcatRecvMB   float64 `json:"rss_tailcat_receiver_mb,omitempty"`
+
+	// scale (issue 22 figure 5): months of history.
+	ScaleLines          int     `json:"scale_lines,omitempty"`
+	ScaleThreads        int     `json:"scale_threads,omitempty"`
+	ScaleBlobs          int     `json:"scale_blobs,omitempty"`
+	ScaleBlobMB         float64 `json:"scale_blob_mb,omitempty"`
+	ScaleDBMB           float64 `json:"scale_db_mb,omitempty"`
+	ScaleGenS           float64 `json:"scale_gen_s,omitempty"`
+	ScaleStartS         float64 `json:"scale_start_s,omitempty"`
+	ScaleStartEmptyS    float64 `json:"scale_start_empty_s,omitempty"` // the same on an empty data dir (the floor)
+	ScaleThreadsMS      float64 `json:"scale_threads_ms,omitempty"`    // median of the warm calls
+	ScaleThreadsFirstMS float64 `json:"scale_threads_first_ms,omitempty"`
+	ScaleThreadsCPUMS   float64 `json:"scale_threads_cpu_ms,omitempty"` // CPU time a call, node and client
+	ScaleOpenMS         float64 `json:"scale_open_ms,omitempty"`        // median of the warm calls
+	ScaleOpenFirstMS    float64 `json:"scale_open_first_ms,omitempty"`
+	ScaleRSSMB          float64 `json:"scale_rss_mb,omitempty"`
+
+	// fleet (issue 22 figure 6): presence at 100 nodes.
+	FleetN            int     `json:"presence100_nodes,omitempty"`
+	FleetEdges        int     `json:"presence100_edges,omitempty"`
+	FleetDiameter     int     `json:"presence100_diameter,omitempty"`
+	FleetInitialS     float64 `json:"presence100_initial_s,omitempty"`  // mesh up until every node holds every document
+	FleetConvergeS    float64 `json:"presence100_converge_s,omitempty"` // one change until every node holds it
+	FleetBytesPerS    float64 `json:"presence100_bytes_per_s,omitempty"`
+	FleetBytesPerSMax float64 `json:"presence100_bytes_per_s_max,omitempty"` // the busiest node
+	FleetHeartbeatS   float64 `json:"presence100_measured_heartbeat_s,omitempty"`
+	FleetLineBytes    float64 `json:"presence100_line_bytes,omitempty"`
+	FleetLinesPerDoc  float64 `json:"presence100_lines_per_doc,omitempty"`
+	FleetRSSMB        float64 `json:"presence100_rss_mb,omitempty"` // the fleet process (all nodes)
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -163,12 +199,19 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.tunnelN, "tunnel-n", 5000, "msgs to send per binding (wg, tailcat and their tcp baseline)")
 	fs.IntVar(&o.tunnelBlobMiB, "tunnel-blob-mib", 64, "blob size in MiB per binding (wg, tailcat and their tcp baseline); the raw tunnel streams are -tunnel-raw-mib")
 	fs.IntVar(&o.tunnelRawMiB, "tunnel-raw-mib", 64, "MiB for the raw tunnel limits (wg, tailcat, loopback TCP)")
+	fs.IntVar(&o.scaleLines, "scale-lines", genFull.Lines, "scale (issue 22 figure 5): lines in the generated store")
+	fs.IntVar(&o.scaleThreads, "scale-threads", genFull.Threads, "scale: threads in the generated store")
+	fs.IntVar(&o.scaleBlobMB, "scale-blob-mb", int(genFull.BlobBytes/1e6), "scale: MB of blob files in the generated store")
+	fs.IntVar(&o.fleetN, "fleet-n", 100, "fleet (issue 22 figure 6): nodes")
+	fs.DurationVar(&o.fleetHeartbeat, "fleet-heartbeat", presence.Heartbeat, "fleet: the presence heartbeat during the measurement (NOTES §1's 60 s; a shorter one is quicker, and the traffic is scaled to 60 s)")
+	fs.DurationVar(&o.fleetWindow, "fleet-window", 2*time.Minute, "fleet: how long the steady-state traffic is measured")
+	fs.StringVar(&o.scaleData, "scale-data", "", "scale: use this data directory made by `awpbench gen` (kept) instead of generating one")
 	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
 	fs.BoolVar(&o.cold, "cold-buffers", false, "run the nodes without warm blob buffers (the tray app's setting; `awp run`, and so the default here, warms them)")
-	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat (default all)")
+	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,scale,fleet (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
 	fs.StringVar(&o.trace, "trace", "", "directory for execution traces of the children (PHASE-ROLE.trace)")
@@ -195,12 +238,22 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		def("tunnel-n", &o.tunnelN, 500)
 		def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
 		def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
+		def("scale-lines", &o.scaleLines, genQuick.Lines)
+		def("scale-threads", &o.scaleThreads, genQuick.Threads)
+		def("scale-blob-mb", &o.scaleBlobMB, int(genQuick.BlobBytes/1e6))
+		def("fleet-n", &o.fleetN, 20)
+		if !set["fleet-heartbeat"] {
+			o.fleetHeartbeat = time.Second
+		}
+		if !set["fleet-window"] {
+			o.fleetWindow = 3 * time.Second
+		}
 		if !set["fsync-time"] {
 			o.fsyncDur = 200 * time.Millisecond
 		}
 	}
 	o.only = map[string]bool{}
-	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat"}
+	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "scale", "fleet"}
 	if *only == "" {
 		for _, f := range all {
 			o.only[f] = true
@@ -222,10 +275,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
 		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB, "tunnel-n": o.tunnelN,
-		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB} {
+		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB, "scale-lines": o.scaleLines, "scale-threads": o.scaleThreads, "fleet-n": o.fleetN} {
 		if v <= 0 {
 			return nil, fmt.Errorf("-%s must be positive", name)
 		}
+	}
+	if o.fleetHeartbeat <= 0 || o.fleetWindow <= 0 {
+		return nil, fmt.Errorf("-fleet-heartbeat and -fleet-window must be positive")
 	}
 	return o, nil
 }
@@ -316,7 +372,7 @@ func (b *bench) run() error {
 		name string
 		fn   func() error
 	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake},
-		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}}
+		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}, {"scale", b.scaleFig}, {"fleet", b.fleetFig}}
 	for _, s := range steps {
 		if !b.o.only[s.name] {
 			continue

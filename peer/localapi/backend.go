@@ -48,6 +48,9 @@ type Backend interface {
 	Lines(th, from string) ([]peer.LineInfo, error)
 	// LinesAfter returns up to limit lines after seq after (limit 0: all).
 	LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error)
+	// LinesLast returns the last n lines of a thread, in order, read from
+	// its end (the cost is n lines, not the thread).
+	LinesLast(th, from string, n int) ([]peer.LineInfo, error)
 	// MarkRead marks a thread's lines read.
 	MarkRead(th, from string) error
 
@@ -111,6 +114,12 @@ type Backend interface {
 	ExecSandbox() profile.SandboxStatus
 	// SetExecSandbox changes the mode (auto, bwrap or none) and stores it.
 	SetExecSandbox(mode string) error
+
+	// Retention is how long threads and blobs of closed threads are kept
+	// (docs/cli.md "Retention and compaction"; zero: forever).
+	Retention() (peer.Retention, error)
+	// SetRetention stores a new setting; a sweep follows soon.
+	SetRetention(r peer.Retention) error
 }
 
 // The node is the Backend.

@@ -14,6 +14,7 @@
 //	GET  /v0/threads                → [ThreadInfo]
 //	GET  /v0/thread?th=&from=       → ThreadInfo
 //	GET  /v0/lines?th=&from=&after=&limit= → [LineInfo] (after a seq, up to limit; both optional)
+//	                                  last=N: only the last N, read from the end
 //	POST /v0/read    {th,from}      → {}
 //	GET  /v0/peers                  → [PeerInfo]
 //	POST /v0/trust   {key,trusted}  → {}
@@ -38,6 +39,8 @@
 //	POST /v0/add     {invite}       → {"key"}; a failure after recording the peer carries "key"
 //	GET  /v0/exec-sandbox           → {"mode","sandbox","network","available","reason"?}
 //	POST /v0/exec-sandbox {mode}    → the same, after the change (mode: auto, bwrap or none)
+//	GET  /v0/retention              → {"keep_threads","keep_blobs"} ("90d", "36h" or "off")
+//	POST /v0/retention {keep_threads?,keep_blobs?} → the same, as now set
 //
 // A failure is a non-2xx status with the body {"error":MSG,"code":CODE};
 // the client turns it into a *RemoteError whose Error is MSG, and maps the

@@ -70,7 +70,7 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "threads", err)
 		return
 	}
-	writeJSON(w, nonNil(ths))
+	writeThreads(w, ths) // threadsjson.go: the large answer, written directly
 }
 
 // handleLines lists a thread's lines; with after (a seq) and limit (0:
@@ -86,7 +86,20 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		after uint64
 		limit int
 		err   error
+		lines []peer.LineInfo
 	)
+	if v := q.Get("last"); v != "" {
+		lines, err = s.linesLast(w, th, q.Get("from"), v)
+		if lines == nil && err == nil {
+			return // answered
+		}
+		if err != nil {
+			s.fail(w, "lines", err)
+			return
+		}
+		writeJSON(w, lines)
+		return
+	}
 	if v := q.Get("after"); v != "" {
 		if after, err = strconv.ParseUint(v, 10, 64); err != nil {
 			writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: after must be a line's seq (a number)")
@@ -99,7 +112,6 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var lines []peer.LineInfo
 	if after == 0 && limit == 0 {
 		lines, err = s.Backend.Lines(th, q.Get("from"))
 	} else {

@@ -372,3 +372,29 @@ func (r *Remote) SetExecSandbox(mode string) error {
 	_, err := r.c.SetExecSandbox(ctx, mode)
 	return err
 }
+
+// LinesLast implements Backend.
+func (r *Remote) LinesLast(th, from string, n int) ([]peer.LineInfo, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return r.c.LinesLast(ctx, th, from, n)
+}
+
+// Retention implements Backend.
+func (r *Remote) Retention() (peer.Retention, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	b, err := r.c.Retention(ctx)
+	if err != nil {
+		return peer.Retention{}, err
+	}
+	return bodyRetention(b)
+}
+
+// SetRetention implements Backend.
+func (r *Remote) SetRetention(rt peer.Retention) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	_, err := r.c.SetRetention(ctx, retentionBody(rt))
+	return err
+}

@@ -78,6 +78,9 @@ func TestRemoteIsTheBackend(t *testing.T) {
 	if ls, err := r.Lines("thr_x", ""); err != nil || len(ls) != 5 {
 		t.Errorf("Lines = %d, %v", len(ls), err)
 	}
+	if ls, err := r.LinesLast("thr_x", "", 2); err != nil || len(ls) != 2 || ls[0].Seq != 4 || ls[1].Seq != 5 {
+		t.Errorf("LinesLast(2) = %+v, %v", ls, err)
+	}
 	if ls, err := r.LinesAfter("thr_x", "", 2, 2); err != nil || len(ls) != 2 || ls[0].Seq != 3 || ls[1].Seq != 4 {
 		t.Errorf("LinesAfter(2, 2) = %+v, %v", ls, err)
 	}
@@ -171,6 +174,16 @@ func TestRemoteIsTheBackend(t *testing.T) {
 	}
 	if err := r.SetExecSandbox("chroot"); err == nil {
 		t.Error("SetExecSandbox(chroot) accepted")
+	}
+	keep := peer.Retention{KeepThreads: 90 * 24 * time.Hour, KeepBlobs: 36 * time.Hour}
+	if err := r.SetRetention(keep); err != nil || f.Keep != keep {
+		t.Errorf("SetRetention: %v (the node holds %+v)", err, f.Keep)
+	}
+	if got, err := r.Retention(); err != nil || got != keep {
+		t.Errorf("Retention = %+v, %v; want %+v", got, err, keep)
+	}
+	if err := r.SetRetention(peer.Retention{KeepBlobs: -time.Hour}); err == nil {
+		t.Error("SetRetention of a negative duration accepted")
 	}
 	f.AddKey, f.AddErr = other, errors.New("recorded, but it does not answer")
 	if k, err := r.AddInvite(ctx, "awp:xyz"); k != other || err == nil || err.Error() != "recorded, but it does not answer" {

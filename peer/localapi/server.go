@@ -132,6 +132,8 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v0/add", s.handleAdd)
 	handle("GET /v0/exec-sandbox", s.handleExecSandbox)
 	handle("POST /v0/exec-sandbox", s.handleSetExecSandbox)
+	handle("GET /v0/retention", s.handleRetention)
+	handle("POST /v0/retention", s.handleSetRetention)
 	mux.Handle("/", s.track(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "localapi: no endpoint "+r.Method+" "+r.URL.Path)
 	}))

@@ -156,6 +156,10 @@ type Entry struct {
 	Hops     int
 	From     key.PublicKey // the peer it came from
 	Received time.Time
+
+	holders []holder // neighbours known to hold this document (relay.go)
+	relay   byte     // relayNone, relayPending, relayDone (relay.go)
+	sent    int      // the hops this node's relay sent
 }
 
 // Table keeps the newest document per origin. The zero value is ready.
@@ -211,7 +215,8 @@ func (t *Table) Offer(self key.PublicKey, origin key.PublicKey, d *Doc, raw []by
 	if cur := t.entries[origin]; cur != nil { // roomLocked may have dropped it as expired
 		t.forgetLocked(cur)
 	}
-	e := &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now}
+	e := &Entry{Origin: origin, Doc: d, Raw: append(json.RawMessage(nil), raw...), Hops: hops, From: from, Received: now,
+		holders: []holder{{key: from, hops: hops - 1}}}
 	t.entries[origin] = e
 	t.byFrom[from]++
 	t.bytes += EntryCost(len(e.Raw))

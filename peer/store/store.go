@@ -50,6 +50,10 @@ type DB struct {
 	wmu    sync.Mutex // held through each Update (and the index changes after it)
 	out    *outIndex  // per-thread index of the outboxes; guarded by wmu
 	noSync bool
+	thr    threadCache
+	// sweepPos is where the next retention pass resumes in the blobs
+	// bucket (retention.go); guarded by wmu.
+	sweepPos []byte
 }
 
 // Options tune Open.
@@ -84,6 +88,7 @@ func Open(dir string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
+	removeCompactLeftover(dir) // a compaction killed before its swap (compact.go)
 	err = bdb.Update(func(tx *bolt.Tx) error {
 		newUsage := tx.Bucket(bUsage) == nil
 		for _, b := range allBuckets {
@@ -105,11 +110,12 @@ func Open(dir string, o Options) (*DB, error) {
 		}
 		return nil
 	})
-	var out *outIndex
+	db := &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*blobFile{}}, noSync: o.NoSync}
 	if err == nil {
 		err = bdb.View(func(tx *bolt.Tx) error {
 			var err error
-			out, err = loadOutIndex(tx)
+			db.out, err = loadOutIndex(tx)
+			db.checkSnapshot(tx)
 			return err
 		})
 	}
@@ -117,7 +123,7 @@ func Open(dir string, o Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("store: init %s: %w", dir, err)
 	}
-	return &DB{dir: dir, db: bdb, files: blobFiles{files: map[string]*blobFile{}}, out: out, noSync: o.NoSync}, nil
+	return db, nil
 }
 
 // Dir returns the data directory.
@@ -126,7 +132,11 @@ func (db *DB) Dir() string { return db.dir }
 // Close closes the database.
 func (db *DB) Close() error {
 	db.closeBlobs()
-	return db.db.Close()
+	err := db.saveFreelist() // so the next Open need not walk the file (freelist.go)
+	if cerr := db.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Update runs fn in one read-write transaction, committed (fsync'ed) when fn
@@ -135,15 +145,27 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
 	var tx *Tx
+	snapGone := false
 	err := db.db.Update(func(btx *bolt.Tx) error {
 		tx = newTx(db, btx)
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return tx.flush()
+		if err := tx.flush(); err != nil {
+			return err
+		}
+		var err error
+		snapGone, err = tx.dropSnapshot() // threadcache.go
+		return err
 	})
+	if err == nil && snapGone {
+		db.thr.snap = false
+	}
 	if err == nil && tx != nil && tx.outP != nil {
 		db.out.apply(tx.outP)
+	}
+	if err == nil && tx != nil {
+		db.thr.apply(tx.thrP)
 	}
 	return err
 }

@@ -161,6 +161,7 @@ func (tx *Tx) DeleteThread(k ThreadKey) error {
 	if err := tx.btx.Bucket(bThreads).Delete(kb); err != nil {
 		return err
 	}
+	tx.noteThread(string(kb), nil)
 	if idx := tx.btx.Bucket(bThreads).Bucket([]byte("\x00idx")); idx != nil {
 		_ = idx.Delete(append([]byte(k.Th+"\x00"), kb...))
 	}

@@ -36,6 +36,7 @@ type Tx struct {
 	kbuf        [8]byte            // scratch for seq keys (bbolt copies keys it keeps)
 	seen        map[seenKey]string // last id received per (peer, th), written at flush
 	usage       map[key.PublicKey]Usage
+	thrP        map[string]*Thread // thread records written (nil: deleted), for the cache at commit
 }
 
 type seenKey struct {
@@ -78,6 +79,7 @@ func (tx *Tx) flush() error {
 		if err := b.Put([]byte(k), v); err != nil {
 			return fmt.Errorf("store: thread: %w", err)
 		}
+		tx.noteThread(k, tx.threads[k])
 	}
 	clear(tx.dirty)
 	return nil

@@ -94,6 +94,8 @@ type Fake struct {
 	// SandboxMode is the exec sandbox mode ("" reads as auto); exec runs
 	// in bubblewrap unless it is none.
 	SandboxMode string
+	// Keep is the retention setting (SetRetention stores it).
+	Keep peer.Retention
 
 	subs     map[int]chan peer.Event
 	nextSub  int
@@ -549,5 +551,36 @@ func (f *Fake) SetExecSandbox(mode string) error {
 		return f.Err
 	}
 	f.SandboxMode = mode
+	return nil
+}
+
+// LinesLast implements localapi.Backend: the last n lines of Lines.
+func (f *Fake) LinesLast(th, from string, n int) ([]peer.LineInfo, error) {
+	ls, err := f.Lines(th, from)
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return ls, err
+}
+
+// Retention implements localapi.Backend: Keep.
+func (f *Fake) Retention() (peer.Retention, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Keep, f.Err
+}
+
+// SetRetention implements localapi.Backend, refusing a negative duration as
+// the node does.
+func (f *Fake) SetRetention(r peer.Retention) error {
+	if r.KeepThreads < 0 || r.KeepBlobs < 0 {
+		return errors.New("fake: retention: a duration must not be negative")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return f.Err
+	}
+	f.Keep = r
 	return nil
 }
