@@ -54,6 +54,14 @@ func (s *session) sendLoop() {
 			n.log.Error("outbox read", "peer", s.peer.Short(), "err", err)
 		}
 		if len(outs) == 0 {
+			// Nothing left to send: the read-ahead windows and blob files
+			// go back (a node that sent a blob an hour ago holds nothing
+			// for it now).
+			data.release()
+			for k, f := range files {
+				f.Close()
+				delete(files, k)
+			}
 			select {
 			case <-sig:
 				continue

@@ -59,11 +59,12 @@ const (
 type options struct {
 	n, resume, blobMiB, workers, fewWorkers, handshakes, jsonLines, tcpMiB int
 	tunnelN, tunnelBlobMiB, tunnelRawMiB                                   int
-	fsyncDur                                                               time.Duration
+	idleBlobMiB                                                            int
+	fsyncDur, idleAfterBlob                                                time.Duration
 	timeout                                                                time.Duration
 	only                                                                   map[string]bool
-	dir, cpuprofile, trace                                                 string
-	quick, nosync, cold                                                    bool
+	dir, cpuprofile, trace, memprofile                                     string
+	quick, nosync, warm                                                    bool
 }
 
 // results is the final JSON line. Figures not run (-only) are left out.
@@ -73,7 +74,7 @@ type results struct {
 	MemGiB    float64 `json:"mem_gib"`
 	Quick     bool    `json:"quick,omitempty"`
 	NoSync    bool    `json:"nosync,omitempty"`       // diagnosis run: nodes without fsync, not durable
-	Cold      bool    `json:"cold_buffers,omitempty"` // nodes without warm blob buffers (the tray app's setting)
+	Warm      bool    `json:"warm_buffers,omitempty"` // nodes with blob buffers warmed at start (awp run --warm-buffers)
 	FsyncPerS float64 `json:"fsync_per_s,omitempty"`
 	Load1     float64 `json:"load1,omitempty"`     // 1-minute load average at the start
 	Load1End  float64 `json:"load1_end,omitempty"` // and at the end
@@ -146,6 +147,13 @@ type results struct {
 	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
 	RSSTailcatSenderMB float64 `json:"rss_tailcat_sender_mb,omitempty"`
 	RSSTailcatRecvMB   float64 `json:"rss_tailcat_receiver_mb,omitempty"`
+
+	// 8: memory of an idle node (issue 22, figure 1).
+	IdleRSSMB          float64 `json:"idle_rss_mb,omitempty"` // max of the two nodes' VmRSS, connected and idle
+	IdleRSSReceiverMB  float64 `json:"idle_rss_receiver_mb,omitempty"`
+	IdleRSSSenderMB    float64 `json:"idle_rss_sender_mb,omitempty"`
+	IdleBlobMiB        int     `json:"idle_blob_mib,omitempty"`
+	IdleAfterBlobRSSMB float64 `json:"idle_after_blob_rss_mb,omitempty"` // the same after a blob and idleAfterBlob alone
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -164,14 +172,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.tunnelBlobMiB, "tunnel-blob-mib", 64, "blob size in MiB per binding (wg, tailcat and their tcp baseline); the raw tunnel streams are -tunnel-raw-mib")
 	fs.IntVar(&o.tunnelRawMiB, "tunnel-raw-mib", 64, "MiB for the raw tunnel limits (wg, tailcat, loopback TCP)")
 	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
+	fs.IntVar(&o.idleBlobMiB, "idle-blob-mib", 32, "blob size in MiB sent before the second idle reading (figure 8)")
+	fs.DurationVar(&o.idleAfterBlob, "idle-after-blob", idleAfterBlob, "how long the idle pair is left alone after its blob before its memory is read (figure 8; the nodes give buffers back after 10 s)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
-	fs.BoolVar(&o.cold, "cold-buffers", false, "run the nodes without warm blob buffers (the tray app's setting; `awp run`, and so the default here, warms them)")
-	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat (default all)")
+	fs.BoolVar(&o.warm, "warm-buffers", false, "run the nodes with their blob buffers faulted in at start and kept (awp run --warm-buffers; by default, as awp run and the tray app, they are made on first use and given back when idle)")
+	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,idle (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
 	fs.StringVar(&o.trace, "trace", "", "directory for execution traces of the children (PHASE-ROLE.trace)")
+	fs.StringVar(&o.memprofile, "memprofile", "", "directory for heap profiles of the children at their peak resident memory (PHASE-ROLE.heap); the human lines then say where each child's peak went")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -195,12 +206,16 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		def("tunnel-n", &o.tunnelN, 500)
 		def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
 		def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
+		def("idle-blob-mib", &o.idleBlobMiB, 4)
 		if !set["fsync-time"] {
 			o.fsyncDur = 200 * time.Millisecond
 		}
+		if !set["idle-after-blob"] {
+			o.idleAfterBlob = time.Second
+		}
 	}
 	o.only = map[string]bool{}
-	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat"}
+	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "idle"}
 	if *only == "" {
 		for _, f := range all {
 			o.only[f] = true
@@ -222,7 +237,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
 		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB, "tunnel-n": o.tunnelN,
-		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB} {
+		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB, "idle-blob-mib": o.idleBlobMiB} {
 		if v <= 0 {
 			return nil, fmt.Errorf("-%s must be positive", name)
 		}
@@ -288,16 +303,16 @@ func (b *bench) killAll() {
 
 func (b *bench) run() error {
 	r := &b.res
-	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync, r.Cold = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync, b.o.cold
+	r.CPUs, r.CPUModel, r.MemGiB, r.Quick, r.NoSync, r.Warm = runtime.NumCPU(), cpuModel(), memGiB(), b.o.quick, b.o.nosync, b.o.warm
 	r.Load1 = load1()
 	b.printf("awpbench: %d CPUs (%s), %.1f GiB RAM, Go %s, temp dir %s, load average %.2f", r.CPUs, r.CPUModel, r.MemGiB, runtime.Version(), b.tmp, r.Load1)
 	if b.o.nosync {
 		b.printf("WARNING: -nosync: the nodes do not fsync; these figures are not durable and do not count against the goals")
 	}
-	if b.o.cold {
-		b.printf("-cold-buffers: the nodes make their blob buffers on first use, as the tray app does (awp run warms them at start)")
+	if b.o.warm {
+		b.printf("-warm-buffers: the nodes fault in their blob buffers at start and keep them (awp run --warm-buffers); by default they make them on first use")
 	}
-	for _, d := range []string{b.o.cpuprofile, b.o.trace} {
+	for _, d := range []string{b.o.cpuprofile, b.o.trace, b.o.memprofile} {
 		if d != "" {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return err
@@ -316,7 +331,7 @@ func (b *bench) run() error {
 		name string
 		fn   func() error
 	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake},
-		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}}
+		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}, {"idle", b.idleFig}}
 	for _, s := range steps {
 		if !b.o.only[s.name] {
 			continue
@@ -361,8 +376,8 @@ func (b *bench) taggedChild(tag, phase, role string, args ...string) (*proc, err
 	if b.o.nosync {
 		args = append(args, "--nosync")
 	}
-	if b.o.cold {
-		args = append(args, "--cold")
+	if b.o.warm {
+		args = append(args, "--warm")
 	}
 	if b.o.cpuprofile != "" {
 		args = append(args, "--cpuprofile", filepath.Join(b.o.cpuprofile, tag+"-"+role+".pprof"))
@@ -370,9 +385,16 @@ func (b *bench) taggedChild(tag, phase, role string, args ...string) (*proc, err
 	if b.o.trace != "" {
 		args = append(args, "--trace", filepath.Join(b.o.trace, tag+"-"+role+".trace"))
 	}
+	if b.o.memprofile != "" {
+		args = append(args, "--memprofile", filepath.Join(b.o.memprofile, tag+"-"+role+".heap"))
+	}
 	p, err := startChild(b.self, tag+" "+role, args...)
 	if err != nil {
 		return nil, err
+	}
+	if b.o.memprofile != "" {
+		name := tag + "-" + role
+		p.onDone = func(m childMsg) { b.printf("   memory of %s at its peak: %s", name, m.Mem) }
 	}
 	b.procs = append(b.procs, p)
 	return p, nil
