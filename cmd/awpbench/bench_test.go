@@ -38,7 +38,9 @@ func TestQuickRun(t *testing.T) {
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
 		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio",
-		"idle_rss_mb", "idle_rss_receiver_mb", "idle_rss_sender_mb", "idle_after_blob_rss_mb"} {
+		"idle_rss_mb", "idle_rss_receiver_mb", "idle_rss_sender_mb", "idle_after_blob_rss_mb",
+		"latency_p50_ms", "latency_p99_ms", "latency_limit_ms", "latency_ratio", "latency_during_blob_p50_ms", "latency_during_blob_p99_ms",
+		"blob_disk_ratio"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
 			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)

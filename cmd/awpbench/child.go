@@ -54,6 +54,8 @@ type childMsg struct {
 	HeapMB   float64 `json:"heap_mb,omitempty"`    // rss: the Go heap in use, MiB
 	Mem      string  `json:"mem,omitempty"`        // done, with --memprofile: where the memory was at the peak
 
+	Samples [][2]int64 `json:"samples,omitempty"` // lat: timed msgs, Send and event times (Unix ns)
+
 	CPUS float64 `json:"cpu_s,omitempty"` // every event: the process's CPU time (user + system) so far
 }
 
@@ -190,6 +192,8 @@ func (c *child) run() error {
 	switch {
 	case c.mode == "idle":
 		werr = c.idle()
+	case c.mode == "latency":
+		werr = c.latency()
 	case c.role == "receiver":
 		werr = c.receiver()
 	case c.role == "sender":

@@ -54,12 +54,15 @@ const (
 	goalResumeSec    = 2.0
 	goalBlobMBPerSec = 400
 	goalHandshakeMS  = 1.0
+	// Issue 22 figure 4: the blob against the disk limit measured in the
+	// same run (it replaces the absolute 400 MB/s on a shared host).
+	goalBlobDiskRatio = 0.6
 )
 
 type options struct {
 	n, resume, blobMiB, workers, fewWorkers, handshakes, jsonLines, tcpMiB int
 	tunnelN, tunnelBlobMiB, tunnelRawMiB                                   int
-	idleBlobMiB                                                            int
+	idleBlobMiB, latencyN                                                  int
 	fsyncDur, idleAfterBlob                                                time.Duration
 	timeout                                                                time.Duration
 	only                                                                   map[string]bool
@@ -154,6 +157,21 @@ type results struct {
 	IdleRSSSenderMB    float64 `json:"idle_rss_sender_mb,omitempty"`
 	IdleBlobMiB        int     `json:"idle_blob_mib,omitempty"`
 	IdleAfterBlobRSSMB float64 `json:"idle_after_blob_rss_mb,omitempty"` // the same after a blob and idleAfterBlob alone
+
+	// 9: latency of one short msg, Send to the receiver's event (issue 22,
+	// figure 2), idle and during a -blob-mib blob on the same connection.
+	LatencyN         int     `json:"latency_n,omitempty"`
+	LatencyP50MS     float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99MS     float64 `json:"latency_p99_ms,omitempty"`
+	LatencyLimitMS   float64 `json:"latency_limit_ms,omitempty"` // two fsyncs + one loopback TCP round trip
+	LatencyRatio     float64 `json:"latency_ratio,omitempty"`    // latency_p50_ms / latency_limit_ms
+	LatencyBlobN     int     `json:"latency_during_blob_n,omitempty"`
+	LatencyBlobP50MS float64 `json:"latency_during_blob_p50_ms,omitempty"`
+	LatencyBlobP99MS float64 `json:"latency_during_blob_p99_ms,omitempty"`
+	LatencyBlobMBs   float64 `json:"latency_blob_mb_s,omitempty"` // that blob's rate, from queued to complete
+
+	// Issue 22 figure 4: figure 3's blob against the disk limit.
+	BlobDiskRatio float64 `json:"blob_disk_ratio,omitempty"` // blob_mb_s / blob_disk_limit_mb_s
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -173,12 +191,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.tunnelRawMiB, "tunnel-raw-mib", 64, "MiB for the raw tunnel limits (wg, tailcat, loopback TCP)")
 	fs.DurationVar(&o.fsyncDur, "fsync-time", time.Second, "how long to count fsyncs")
 	fs.IntVar(&o.idleBlobMiB, "idle-blob-mib", 32, "blob size in MiB sent before the second idle reading (figure 8)")
+	fs.IntVar(&o.latencyN, "latency-n", 300, "timed msgs on the idle pair (figure 9)")
 	fs.DurationVar(&o.idleAfterBlob, "idle-after-blob", idleAfterBlob, "how long the idle pair is left alone after its blob before its memory is read (figure 8; the nodes give buffers back after 10 s)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "longest wait for any one step")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
 	fs.BoolVar(&o.warm, "warm-buffers", false, "run the nodes with their blob buffers faulted in at start and kept (awp run --warm-buffers; by default, as awp run and the tray app, they are made on first use and given back when idle)")
-	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,idle (default all)")
+	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,idle,latency (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
 	fs.StringVar(&o.trace, "trace", "", "directory for execution traces of the children (PHASE-ROLE.trace)")
@@ -207,6 +226,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
 		def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
 		def("idle-blob-mib", &o.idleBlobMiB, 4)
+		def("latency-n", &o.latencyN, 50)
 		if !set["fsync-time"] {
 			o.fsyncDur = 200 * time.Millisecond
 		}
@@ -215,7 +235,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	o.only = map[string]bool{}
-	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "idle"}
+	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "idle", "latency"}
 	if *only == "" {
 		for _, f := range all {
 			o.only[f] = true
@@ -237,7 +257,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
 		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB, "tunnel-n": o.tunnelN,
-		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB, "idle-blob-mib": o.idleBlobMiB} {
+		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB, "idle-blob-mib": o.idleBlobMiB, "latency-n": o.latencyN} {
 		if v <= 0 {
 			return nil, fmt.Errorf("-%s must be positive", name)
 		}
@@ -331,7 +351,7 @@ func (b *bench) run() error {
 		name string
 		fn   func() error
 	}{{"msgs", b.msgs}, {"resume", b.resumeFig}, {"blob", b.blob}, {"handshake", b.handshake},
-		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}, {"idle", b.idleFig}}
+		{"wg", b.wgFig}, {"tailcat", b.tailcatFig}, {"idle", b.idleFig}, {"latency", b.latencyFig}}
 	for _, s := range steps {
 		if !b.o.only[s.name] {
 			continue
@@ -537,12 +557,14 @@ func (b *bench) blob() error {
 	r.BlobMBs = round(br.mbPerS(), 1)
 	r.BlobLimitMBs = round(limit, 1)
 	r.BlobRatio = round(r.BlobMBs/r.BlobLimitMBs, 4)
+	r.BlobDiskRatio = round(r.BlobMBs/r.BlobDiskMBs, 4)
 	r.BlobTotalS = round(br.total, 3)
 	r.BlobStagingS = round(br.staging, 3)
 	r.BlobTransferMB = round(br.transferMBPerS(), 1)
 	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
-	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s (%.2f of it); goal >= %d MB/s: %s",
-		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobMBs/disk, goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
+		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
+		goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
 	return nil
 }
 
