@@ -40,7 +40,7 @@ func TestQuickRun(t *testing.T) {
 		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio",
 		"idle_rss_mb", "idle_rss_receiver_mb", "idle_rss_sender_mb", "idle_after_blob_rss_mb",
 		"latency_p50_ms", "latency_p99_ms", "latency_limit_ms", "latency_ratio", "latency_during_blob_p50_ms", "latency_during_blob_p99_ms",
-		"blob_disk_ratio"} {
+		"blob_disk_ratio", "tailcat_msgs_ratio", "rss_msgs_sender_mb", "rss_msgs_receiver_mb", "rss_tailcat_sender_mb", "rss_tailcat_receiver_mb"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
 			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)

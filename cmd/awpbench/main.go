@@ -148,6 +148,7 @@ type results struct {
 	TailcatRawMBs      float64 `json:"tailcat_raw_mb_s,omitempty"`
 	TailcatBlobRatio   float64 `json:"tailcat_blob_ratio,omitempty"` // tailcat_blob_mb_s / tailcat_raw_mb_s
 	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
+	TailcatMsgsRatio   float64 `json:"tailcat_msgs_ratio,omitempty"` // tailcat_msgs_per_s / tunnel_tcp_msgs_per_s
 	RSSTailcatSenderMB float64 `json:"rss_tailcat_sender_mb,omitempty"`
 	RSSTailcatRecvMB   float64 `json:"rss_tailcat_receiver_mb,omitempty"`
 
@@ -367,6 +368,10 @@ func (b *bench) run() error {
 	if r.RSSMB > 0 {
 		b.printf("5. peak RSS (VmHWM): msgs sender %.1f MiB, receiver %.1f MiB; blob sender %.1f MiB, receiver %.1f MiB; max %.1f MiB",
 			r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB, r.RSSBlobSenderMB, r.RSSBlobReceiverMB, r.RSSMB)
+	}
+	if r.RSSMsgsSenderMB > 0 {
+		b.printf("   issue 22: peak RSS of the msgs nodes %.1f MiB; goal <= %d: %s", max(r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB),
+			goalMsgsRSSMB, verdict(max(r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB) <= goalMsgsRSSMB))
 	}
 	r.Load1End = load1()
 	b.printf("load average at the end: %.2f", r.Load1End)
