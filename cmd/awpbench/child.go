@@ -49,10 +49,11 @@ type childMsg struct {
 	Sha256     string `json:"sha256,omitempty"`
 	Corrupt    bool   `json:"corrupt,omitempty"`
 
-	RSSMB    float64 `json:"rss_mb,omitempty"`     // done: peak RSS (VmHWM), MiB
-	RSSNowMB float64 `json:"rss_now_mb,omitempty"` // rss: resident memory now (VmRSS), MiB
-	HeapMB   float64 `json:"heap_mb,omitempty"`    // rss: the Go heap in use, MiB
-	Mem      string  `json:"mem,omitempty"`        // done, with --memprofile: where the memory was at the peak
+	RSSMB    float64 `json:"rss_mb,omitempty"`       // done: peak RSS (VmHWM), MiB
+	RSSNowMB float64 `json:"rss_now_mb,omitempty"`   // rss: resident memory now (VmRSS), MiB
+	HeapMB   float64 `json:"heap_mb,omitempty"`      // rss: the Go heap in use, MiB
+	HeapFree float64 `json:"heap_free_mb,omitempty"` // rss: Go heap free and not yet returned to the system, MiB
+	Mem      string  `json:"mem,omitempty"`          // done, with --memprofile: where the memory was at the peak
 
 	Samples [][2]int64 `json:"samples,omitempty"` // lat: timed msgs, Send and event times (Unix ns)
 
