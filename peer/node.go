@@ -95,10 +95,8 @@ type Config struct {
 	// transfer pays for fresh memory: otherwise they are made on first
 	// use and let go after 10 s unused. Fresh memory is dear where the
 	// host takes back what a VM frees (here 17% of both nodes' CPU in a
-	// 256 MiB transfer went to faulting it in). Off by default, in `awp
-	// run` and the tray app alike: an idle node holds about 21 MiB, not
-	// 97 (`awp run --warm-buffers` turns it on; docs/protocol/choices.md
-	// "Warm buffers").
+	// 256 MiB transfer went to faulting it in). Off by default (an idle
+	// node holds ~21 MiB, not 97); `awp run --warm-buffers` turns it on.
 	WarmBuffers bool
 }
 
