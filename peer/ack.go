@@ -16,6 +16,7 @@ import (
 // outbox, and the thread records how far the peer has acked (lineHandlers;
 // also the sender, for a resume that says the peer holds lines already).
 func (s *session) onAck(a *wire.Ack) bool {
+	s.flight.acked(a.Th, a.Of) // room in the chunk window (priority.go)
 	n, peer := s.n, s.peer
 	n.commit.async("ack", func(tx *store.Tx) error {
 		lineSeq, ok, err := tx.AckOutbox(peer, a.Th, a.Of)

@@ -98,8 +98,8 @@ type Config struct {
 	// transfer pays for fresh memory: otherwise they are made on first
 	// use and let go after 10 s unused. Fresh memory is dear where the
 	// host takes back what a VM frees (here 17% of both nodes' CPU in a
-	// 256 MiB transfer went to faulting it in). `awp run` turns it on; the
-	// tray app leaves it off (docs/protocol.md "Warm buffers").
+	// 256 MiB transfer went to faulting it in). Off by default (an idle
+	// node holds ~21 MiB, not 97); `awp run --warm-buffers` turns it on.
 	WarmBuffers bool
 }
 

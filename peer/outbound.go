@@ -37,12 +37,16 @@ func (s *session) sendLoop() {
 		}
 	}()
 	acked := map[string]bool{} // threads whose resume was taken as an ack
+	ahead := aheadLines{}      // lines sent past a blob's chunks (priority.go)
+	sendable := func(o store.Out) bool { return sendableAhead(o, seen, hasMirror) }
 	var cursor uint64
 	for {
 		if seq := s.takeRewind(); seq > 0 && seq-1 < cursor {
 			// Lines the peer refused (not stored): from the first one on,
 			// everything goes again (the peer dedupes what it has).
 			cursor = seq - 1
+			clear(ahead)
+			s.flight.reset()
 		}
 		var outs []store.Out
 		err := n.db.View(func(tx *store.Tx) error {
@@ -54,6 +58,14 @@ func (s *session) sendLoop() {
 			n.log.Error("outbox read", "peer", s.peer.Short(), "err", err)
 		}
 		if len(outs) == 0 {
+			// Nothing left to send: the read-ahead windows and blob files
+			// go back (a node that sent a blob an hour ago holds nothing
+			// for it now).
+			data.release()
+			for k, f := range files {
+				f.Close()
+				delete(files, k)
+			}
 			select {
 			case <-sig:
 				continue
@@ -62,8 +74,12 @@ func (s *session) sendLoop() {
 			}
 		}
 		var drop []store.Out
-		for _, o := range outs {
+		for i, o := range outs {
 			cursor = o.Seq
+			if ahead[o.Seq] {
+				delete(ahead, o.Seq) // sent already, past a blob
+				continue
+			}
 			if id, ok := seen[o.Th]; ok && strings.ToUpper(o.ID) <= id {
 				// The peer holds it durably (docs/protocol/acks-and-resume.md):
 				// its resume acks the thread up to there, as the ack that never
@@ -84,6 +100,16 @@ func (s *session) sendLoop() {
 				continue
 			}
 			if o.Chunk != nil {
+				select {
+				case <-sig: // lines queued since: any to send before this blob's chunks?
+					if !s.lookAhead(outs[i:], outs[len(outs)-1].Seq, ahead, sendable) {
+						return
+					}
+				default:
+				}
+				if !s.waitRoom(sig, outs[i:], outs[len(outs)-1].Seq, ahead, sendable) {
+					return
+				}
 				lb := getLineBuf()
 				var b []byte
 				b, err = n.chunkLine(files, o, lb, &data)
@@ -93,9 +119,11 @@ func (s *session) sendLoop() {
 					drop = append(drop, o)
 					continue
 				}
+				n := len(b)
 				if err := s.wq.pushLine(qline{b: b, pooled: true}); err != nil {
 					return
 				}
+				s.flight.add(o.Th, o.ID, n)
 				continue
 			}
 			if err := s.wq.push(o.Raw); err != nil {

@@ -48,6 +48,8 @@ type session struct {
 	ackMu sync.Mutex        // guards acks
 	acks  map[string]string // th → newest committed id to ack
 
+	flight chunkFlight // chunk bytes sent and not acked (priority.go)
+
 	rewindMu  sync.Mutex // guards the fields below
 	rewindSeq uint64     // send again from this outbox seq (0: nothing refused)
 	rewindDue bool       // and the time to do so has come

@@ -73,7 +73,7 @@ func (o *runOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.approve, "approve", "deny", "requests no grant covers: deny at once, or ask (wait for `awp decide`)")
 	fs.durationVar(&o.approvalWait, "approval-timeout", 0, "with --approve ask: deny a request not decided this long (default 5m)")
 	fs.BoolVar(&o.allowPublicTCP, "allow-public-tcp", false, "allow plaintext tcp to and from public addresses")
-	fs.BoolVar(&o.warmBuffers, "warm-buffers", true, "fault in the buffers blob transfers use (about 76 MiB) at start and keep them; false: make them on first use, free them when idle")
+	fs.BoolVar(&o.warmBuffers, "warm-buffers", false, "fault in the buffers blob transfers use (about 76 MiB) at start and keep them for good (default: made on first use, given back after 10 s idle)")
 	fs.StringVar(&o.tailcatRelay, "tailcat-relay", "", "tailcat relay: default (tailcat's DERP map), a DERP map URL, or your own relay host[:port]")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug messages")
 	o.retention.flags(fs)

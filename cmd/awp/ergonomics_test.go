@@ -59,7 +59,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		})
 	}
 	_, out, _ := awp(t, context.Background(), "run", "-h")
-	for _, want := range []string{"--warm-buffers=true|false", "(default true)", "--approval-timeout DURATION", "--keyring keyring|file"} {
+	for _, want := range []string{"--exec-network=true|false", "(default true)", "--warm-buffers ", "--approval-timeout DURATION", "--keyring keyring|file"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run -h lacks %q:\n%s", want, out)
 		}

@@ -43,7 +43,10 @@ func TestQuickRun(t *testing.T) {
 		"scale_threads_ms", "scale_threads_first_ms", "scale_threads_cpu_ms", "scale_open_ms", "scale_open_first_ms", "scale_rss_mb",
 		"presence100_nodes", "presence100_edges", "presence100_diameter", "presence100_initial_s", "presence100_converge_s",
 		"presence100_bytes_per_s", "presence100_bytes_per_s_max", "presence100_measured_heartbeat_s", "presence100_line_bytes",
-		"presence100_lines_per_doc", "presence100_rss_mb"} {
+		"presence100_lines_per_doc", "presence100_rss_mb",
+		"idle_rss_mb", "idle_rss_receiver_mb", "idle_rss_sender_mb", "idle_after_blob_rss_mb",
+		"latency_p50_ms", "latency_p99_ms", "latency_limit_ms", "latency_ratio", "latency_during_blob_p50_ms", "latency_during_blob_p99_ms",
+		"blob_disk_ratio", "tailcat_msgs_ratio", "rss_msgs_sender_mb", "rss_msgs_receiver_mb", "rss_tailcat_sender_mb", "rss_tailcat_receiver_mb"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {
 			t.Errorf("%s = %v, want a positive number\n%s", f, got[f], last)

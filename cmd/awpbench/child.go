@@ -49,7 +49,13 @@ type childMsg struct {
 	Sha256     string `json:"sha256,omitempty"`
 	Corrupt    bool   `json:"corrupt,omitempty"`
 
-	RSSMB float64 `json:"rss_mb,omitempty"` // done: peak RSS (VmHWM), MiB
+	RSSMB    float64 `json:"rss_mb,omitempty"`       // done: peak RSS (VmHWM), MiB
+	RSSNowMB float64 `json:"rss_now_mb,omitempty"`   // rss: resident memory now (VmRSS), MiB
+	HeapMB   float64 `json:"heap_mb,omitempty"`      // rss: the Go heap in use, MiB
+	HeapFree float64 `json:"heap_free_mb,omitempty"` // rss: Go heap free and not yet returned to the system, MiB
+	Mem      string  `json:"mem,omitempty"`          // done, with --memprofile: where the memory was at the peak
+
+	Samples [][2]int64 `json:"samples,omitempty"` // lat: timed msgs, Send and event times (Unix ns)
 
 	Fleet *fleetResult `json:"fleet,omitempty"` // fleet: the figures
 
@@ -74,13 +80,14 @@ func childMain(args []string) int {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
 	traceFile := fs.String("trace", "", "write an execution trace of this child")
 	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
-	cold := fs.Bool("cold", false, "leave the node's blob buffers cold (the tray app's setting; `awp run` warms them)")
+	warm := fs.Bool("warm", false, "fault in the node's blob buffers at start and keep them (`awp run --warm-buffers`)")
 	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
 	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
 	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
 	rawBytes := fs.Int64("raw-bytes", 0, "raw mode: bytes to stream after the warm-up")
 	heartbeat := fs.Duration("heartbeat", 0, "fleet mode: the presence heartbeat")
 	window := fs.Duration("window", 0, "fleet mode: how long to measure the steady-state traffic")
+	memprofile := fs.String("memprofile", "", "write a heap profile of this child at its peak resident memory")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -111,8 +118,11 @@ func childMain(args []string) int {
 		defer stop()
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
-		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, cold: *cold, emit: emit, stdin: bufio.NewScanner(os.Stdin),
+		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, warm: *warm, emit: emit, stdin: bufio.NewScanner(os.Stdin),
 		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes, heartbeat: *heartbeat, window: *window}
+	if *memprofile != "" {
+		c.mem = startMemWatch(*memprofile)
+	}
 	if err := c.run(); err != nil {
 		emit(childMsg{Event: "error", Err: err.Error()})
 		return 1
@@ -126,10 +136,11 @@ type child struct {
 	n, workers                                     int
 	rawBytes                                       int64
 	heartbeat, window                              time.Duration
-	nosync, cold                                   bool
+	nosync, warm                                   bool
 	emit                                           func(childMsg)
 	stdin                                          *bufio.Scanner
 	node                                           *peer.Node
+	mem                                            *memWatch // -memprofile
 }
 
 // command waits for the next stdin line; EOF reads as "stop".
@@ -163,7 +174,7 @@ func (c *child) run() error {
 		return c.runScale(k)
 	}
 
-	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync, WarmBuffers: !c.cold}
+	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync, WarmBuffers: c.warm}
 	if c.role == "receiver" {
 		cfg.Listen = []string{c.listen}
 		if c.trust != "" {
@@ -191,10 +202,14 @@ func (c *child) run() error {
 		return err
 	}
 	var werr error
-	switch c.role {
-	case "receiver":
+	switch {
+	case c.mode == "idle":
+		werr = c.idle()
+	case c.mode == "latency":
+		werr = c.latency()
+	case c.role == "receiver":
 		werr = c.receiver()
-	case "sender":
+	case c.role == "sender":
 		werr = c.sender()
 	default:
 		werr = fmt.Errorf("unknown role %q", c.role)
@@ -206,8 +221,16 @@ func (c *child) run() error {
 	if cerr != nil {
 		return cerr
 	}
-	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB()})
+	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB(), Mem: c.memAccount()})
 	return nil
+}
+
+// memAccount is where the memory was at the peak (-memprofile), or "".
+func (c *child) memAccount() string {
+	if c.mem == nil {
+		return ""
+	}
+	return c.mem.finish()
 }
 
 // receiver announces its address, then serves until told to stop. In blob

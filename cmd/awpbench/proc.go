@@ -21,8 +21,9 @@ type proc struct {
 	msgs   chan childMsg
 	stderr lockedBuffer
 	exited chan struct{}
-	err    error    // cmd.Wait's, once exited is closed
-	ready  childMsg // a receiver's ready line (pair)
+	err    error          // cmd.Wait's, once exited is closed
+	ready  childMsg       // a receiver's ready line (pair)
+	onDone func(childMsg) // sees the done line (-memprofile: prints where the memory went)
 }
 
 type lockedBuffer struct {
@@ -129,6 +130,9 @@ func (p *proc) finish(timeout time.Duration) (childMsg, error) {
 	if err != nil {
 		p.kill()
 		return m, err
+	}
+	if p.onDone != nil {
+		p.onDone(m)
 	}
 	select {
 	case <-p.exited:

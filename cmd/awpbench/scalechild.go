@@ -12,9 +12,8 @@ import (
 
 // runScale is the scale mode: a node on an existing data directory, with
 // its local API on DIR/awp.sock as `awp run` serves it, until told to stop.
-// Its blob buffers stay cold (made on first use, as in the tray app): this
-// figure measures what months of history cost, not the fixed 76 MiB that
-// `awp run` warms today (figure 1 of issue 22 makes them on demand).
+// Its blob buffers are made on first use, as `awp run` and the tray app
+// make them: this figure measures what months of history cost.
 func (c *child) runScale(k key.PrivateKey) error {
 	nd, err := peer.New(peer.Config{Key: k, DataDir: c.data, Name: "awpbench-scale", NoSync: c.nosync,
 		Listen: []string{"tcp://127.0.0.1:0"}})

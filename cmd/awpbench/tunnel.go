@@ -260,6 +260,14 @@ func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, erro
 // the ratio against it is printed too, with its ceiling.
 const goalWGBlobRatio = 0.70
 
+// Issue 22's goals for the tunnel bindings: a blob at least 0.6 of the
+// binding's own raw tunnel measured in the same run (wg and tailcat), and
+// tailcat's msgs/s at least 0.8 of tcp's at the same size.
+const (
+	goalTunnelBlobRatio  = 0.6
+	goalTailcatMsgsRatio = 0.8
+)
+
 // base64Payload is the share of a chunk line that is the blob's own bytes:
 // its data is base64 (3 bytes in 4), the rest of the line (~150 bytes in
 // ~700 KB) left out.
@@ -322,6 +330,8 @@ func (b *bench) wgFig() error {
 	b.printf("   CPU per MB moved: raw wg %.1f ms; blob %.1f ms (sender %.2f s + receiver %.2f s over the blob's %.2f s: %.2f cores)",
 		r.WGRawCPUmsPerMB, r.WGBlobCPUmsPerMB, br.sendCPU, br.recvCPU, br.total, br.cpuCores())
 	b.printf("   RSS (VmHWM) wg sender %.1f MiB, receiver %.1f MiB", r.RSSWGSenderMB, r.RSSWGReceiverMB)
+	b.printf("   issue 22: wg_blob_ratio (blob / this binding's raw tunnel, same run) %.4f; goal >= %.1f: %s",
+		r.WGBlobRatio, goalTunnelBlobRatio, verdict(r.WGBlobRatio >= goalTunnelBlobRatio))
 	return nil
 }
 
@@ -370,12 +380,17 @@ func (b *bench) tailcatFig() error {
 	r.TailcatRawMBs = round(raw, 1)
 	r.TailcatBlobRatio = round(r.TailcatBlobMBs/r.TailcatRawMBs, 4)
 	r.TailcatConnectMS = round(m.conn.ConnectS*1000, 2)
+	r.TailcatMsgsRatio = round(r.TailcatMsgsPerS/r.TunnelTCPMsgsPerS, 4)
 	r.RSSTailcatSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
 	r.RSSTailcatRecvMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
 	b.printf("7. tailcat: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw tailcat %.0f MB/s; ratio %.4f",
 		o.tunnelN, r.TailcatMsgsPerS, r.TunnelTCPMsgsPerS, r.TailcatMsgsPerS/r.TunnelTCPMsgsPerS, r.TailcatConnectMS,
 		o.tunnelBlobMiB, r.TailcatBlobMBs, br.staging, r.TailcatBlobTransMB, r.TunnelTCPBlobMBs, raw, r.TailcatBlobRatio)
-	b.printf("   RSS (VmHWM) tailcat sender %.1f MiB, receiver %.1f MiB", r.RSSTailcatSenderMB, r.RSSTailcatRecvMB)
+	b.printf("   issue 22: tailcat_blob_ratio %.4f, goal >= %.1f: %s; tailcat_msgs_ratio (msgs/s / tcp's at the same size) %.4f, goal >= %.1f: %s",
+		r.TailcatBlobRatio, goalTunnelBlobRatio, verdict(r.TailcatBlobRatio >= goalTunnelBlobRatio),
+		r.TailcatMsgsRatio, goalTailcatMsgsRatio, verdict(r.TailcatMsgsRatio >= goalTailcatMsgsRatio))
+	b.printf("   RSS (VmHWM) tailcat sender %.1f MiB, receiver %.1f MiB; goal <= %d: %s",
+		r.RSSTailcatSenderMB, r.RSSTailcatRecvMB, goalTailcatRSSMB, verdict(max(r.RSSTailcatSenderMB, r.RSSTailcatRecvMB) <= goalTailcatRSSMB))
 	return nil
 }
 

@@ -27,23 +27,44 @@ func TestReuse(t *testing.T) {
 func TestBounds(t *testing.T) {
 	p := New(64, 2, time.Hour)
 	p.Put(make([]byte, 32)) // not one of its size
+	p.Put(make([]byte, 64)) // not one of its buffers
 	if p.Len() != 0 {
-		t.Fatalf("kept a buffer of another size: %d", p.Len())
+		t.Fatalf("kept a buffer that is not its own: %d", p.Len())
 	}
-	for i := 0; i < 5; i++ {
-		p.Put(make([]byte, 64))
+	var got [][]byte
+	for range 5 {
+		got = append(got, p.Get()) // 2 of the pool's, 3 from the heap
+	}
+	for _, b := range got {
+		p.Put(b)
 	}
 	if p.Len() != 2 {
-		t.Fatalf("kept %d buffers, bound is 2", p.Len())
+		t.Fatalf("holds %d buffers, bound is 2", p.Len())
+	}
+	if p.Resident() != 2*4096 {
+		t.Fatalf("resident %d, want two pages", p.Resident())
 	}
 }
 
-// TestSurvivesGC is the point of the package: sync.Pool would be empty here.
+func TestDoublePut(t *testing.T) {
+	p := New(64, 4, time.Hour)
+	a := p.Get()
+	p.Put(a)
+	p.Put(a)
+	if p.Len() != 1 {
+		t.Fatalf("holds %d after one buffer was given back twice, want 1", p.Len())
+	}
+	if x, y := p.Get(), p.Get(); &x[0] == &y[0] {
+		t.Fatal("one buffer handed out twice")
+	}
+}
+
+// TestSurvivesGC: sync.Pool would be empty here.
 func TestSurvivesGC(t *testing.T) {
 	p := New(1<<20, 4, time.Hour)
 	b := p.Get()
 	p.Put(b)
-	for i := 0; i < 3; i++ {
+	for range 3 {
 		runtimeGC()
 	}
 	if c := p.Get(); &c[0] != &b[0] {
@@ -51,48 +72,81 @@ func TestSurvivesGC(t *testing.T) {
 	}
 }
 
-func TestIdleRelease(t *testing.T) {
-	// The decision, without waiting on a clock: a Get since the timer was
-	// armed keeps the buffers for another period; none lets them go.
-	p := New(64, 4, time.Hour)
-	p.Put(p.Get())
-	p.Put(make([]byte, 64))
-	p.Get()
-	p.Put(make([]byte, 64))
-	p.expire()
-	if p.Len() != 2 {
-		t.Fatalf("dropped buffers that were in use: holds %d, want 2", p.Len())
+// TestTouchesOnlyWhatIsHeld: a pool hands out the buffer given back last,
+// so a transfer that holds two buffers at a time touches two, whatever
+// its bound.
+func TestTouchesOnlyWhatIsHeld(t *testing.T) {
+	p := New(3*4096+1, 64, time.Hour)
+	a := p.Get()
+	for range 1000 {
+		b := p.Get()
+		p.Put(a)
+		a = b
 	}
+	p.Put(a)
+	if got, want := p.Resident(), 2*4*4096; got != want {
+		t.Fatalf("resident %d bytes, want two buffers' %d", got, want)
+	}
+}
+
+// idleFor makes the pool's last Get d ago (as if the clock moved).
+func (p *Pool) idleFor(d time.Duration) {
+	p.mu.Lock()
+	p.last = time.Now().Add(-d)
+	p.mu.Unlock()
+}
+
+func TestIdleRelease(t *testing.T) {
+	// The decision, without waiting on a clock: a Get within the idle time
+	// keeps the buffers; none lets them go, but for those in use.
+	p := New(64, 4, time.Hour)
+	a, b := p.Get(), p.Get()
+	p.Put(a)
+	p.idleFor(59 * time.Minute)
+	c := p.Get()
+	p.Put(b)
+	p.idleFor(59 * time.Minute)
 	p.expire()
-	if p.Len() != 0 {
-		t.Fatalf("still holds %d after an idle period", p.Len())
+	if p.Len() != 1 || p.Resident() != 2*4096 {
+		t.Fatalf("gave back buffers within the idle time: holds %d, resident %d", p.Len(), p.Resident())
+	}
+	p.idleFor(time.Hour)
+	p.expire()
+	if p.Len() != 0 || p.Resident() != 4096 {
+		t.Fatalf("after an idle period: holds %d, resident %d; want 0 and the one in use", p.Len(), p.Resident())
+	}
+	p.Put(c)
+	if p.Len() != 1 {
+		t.Fatalf("holds %d once the buffer in use came back, want 1", p.Len())
 	}
 
 	// The timer does it by itself, and the pool works again afterwards.
 	p = New(64, 4, 10*time.Millisecond)
 	p.Put(p.Get())
 	deadline := time.Now().Add(10 * time.Second)
-	for p.Len() != 0 {
+	for p.Len() != 0 || p.Resident() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("still holds %d buffers long after its idle time", p.Len())
+			t.Fatalf("still holds %d buffers (%d bytes) long after its idle time", p.Len(), p.Resident())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	p.Put(p.Get())
+	d := p.Get()
+	d[0] = 1
+	p.Put(d)
 	if p.Len() != 1 {
 		t.Fatalf("holds %d after reuse, want 1", p.Len())
 	}
 }
 
-// TestSlabBuffers: buffers cut from one allocation are page-aligned (direct
-// I/O needs it), exactly Size long with no room to grow into the next, and
-// do not overlap; a pool makes a new slab when one is used up.
-func TestSlabBuffers(t *testing.T) {
+// TestBuffers: buffers are page-aligned (direct I/O needs it), exactly
+// Size long with no room to grow into the next, and do not overlap, also
+// those from the heap beyond the bound.
+func TestBuffers(t *testing.T) {
 	const size = 512<<10 + 1 // a chunk buffer's size is not a page multiple
 	p := New(size, 3, time.Hour)
 	seen := map[uintptr]bool{}
 	var all [][]byte
-	for i := 0; i < 7; i++ {
+	for i := range 7 {
 		b := p.Get()
 		if len(b) != size || cap(b) != size {
 			t.Fatalf("buffer %d: len %d cap %d, want %d", i, len(b), cap(b), size)
@@ -119,58 +173,9 @@ func TestSlabBuffers(t *testing.T) {
 	}
 }
 
-// TestWarmKeptWhenFull: buffers Warm made are not dropped when they come
-// back to a full pool after others made in a burst: they take the place of
-// those, and stay through idle periods.
-func TestWarmKeptWhenFull(t *testing.T) {
-	p := New(3*4096+1, 4, time.Hour)
-	p.Warm(2)
-	var warm, cold [][]byte
-	for range 2 {
-		warm = append(warm, p.Get())
-	}
-	for range 4 {
-		cold = append(cold, p.Get()) // a burst beyond the warm ones
-	}
-	for _, b := range append(cold, warm...) { // the cold ones back first: the pool is full
-		p.Put(b)
-	}
-	if p.Len() != 4 {
-		t.Fatalf("holds %d, want its bound 4", p.Len())
-	}
-	p.expire()
-	p.expire() // idle: down to the warm ones
-	if p.Len() != 2 {
-		t.Fatalf("holds %d after an idle period, want the 2 warmed", p.Len())
-	}
-	got := map[*byte]bool{}
-	for range 2 {
-		got[&p.Get()[0]] = true
-	}
-	for _, b := range warm {
-		if !got[&b[0]] {
-			t.Fatalf("a warmed buffer was dropped for one made in the burst")
-		}
-	}
-	// A buffer that is not warm is still dropped when the pool is full.
-	for range 5 {
-		p.Put(make([]byte, 3*4096+1))
-	}
-	if p.Len() != 4 {
-		t.Fatalf("holds %d, want its bound 4", p.Len())
-	}
-	for _, b := range warm {
-		p.Put(b)
-	}
-	p.expire()
-	if p.Len() != 2 {
-		t.Fatalf("holds %d after an idle period, want the 2 warmed", p.Len())
-	}
-}
-
 // TestWarm: a warmed pool holds the buffers at once and keeps that many
 // through idle periods (beyond its bound it does not go), while what it
-// holds beyond them still goes.
+// holds beyond them goes.
 func TestWarm(t *testing.T) {
 	p := New(3*4096+1, 6, time.Hour)
 	p.Warm(4)
@@ -178,18 +183,27 @@ func TestWarm(t *testing.T) {
 		t.Fatalf("holds %d after Warm(4), want 4", p.Len())
 	}
 	// Two more in use at once, then back: six held.
-	a, b, c, d, e, f := p.Get(), p.Get(), p.Get(), p.Get(), p.Get(), p.Get()
-	for _, x := range [][]byte{a, b, c, d, e, f} {
+	var got [][]byte
+	for range 6 {
+		got = append(got, p.Get())
+	}
+	for _, x := range got {
 		p.Put(x)
 	}
 	if p.Len() != 6 {
 		t.Fatalf("holds %d, want 6", p.Len())
 	}
-	p.expire() // a Get since the timer was armed: all stay
-	p.expire() // idle: down to the warm ones
-	if p.Len() != 4 {
-		t.Fatalf("holds %d after an idle period, want the 4 warmed", p.Len())
+	p.expire() // a Get just now: all stay
+	if p.Len() != 6 {
+		t.Fatalf("holds %d right after use, want 6", p.Len())
 	}
+	p.idleFor(2 * time.Hour)
+	p.expire() // idle: down to the warm ones
+	if p.Len() != 4 || p.Resident() != 4*4*4096 {
+		t.Fatalf("holds %d (%d bytes) after an idle period, want the 4 warmed", p.Len(), p.Resident())
+	}
+	p.Put(p.Get())
+	p.idleFor(2 * time.Hour)
 	p.expire()
 	if p.Len() != 4 {
 		t.Fatalf("holds %d after two idle periods, want 4", p.Len())
@@ -202,6 +216,7 @@ func TestWarm(t *testing.T) {
 	// The timer keeps them too.
 	p = New(64, 4, 10*time.Millisecond)
 	p.Warm(2)
+	p.Put(p.Get())
 	time.Sleep(50 * time.Millisecond)
 	if p.Len() != 2 {
 		t.Fatalf("holds %d after its idle time, want the 2 warmed", p.Len())

@@ -4,60 +4,85 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
-// TestWarmOffHeap: Warm's buffers live outside the Go heap (so they do
-// not raise the collector's heap goal), are usable, and are the ones an
-// idle pool keeps, while buffers it made from the heap go.
-func TestWarmOffHeap(t *testing.T) {
+// resident counts the pages of b the kernel has in memory (mincore).
+func resident(t *testing.T, b []byte) int {
+	t.Helper()
+	vec := make([]byte, (len(b)+4095)/4096)
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+// TestOffHeapAndGivenBack: a pool's buffers live outside the Go heap (so
+// they do not raise the collector's heap goal), cost memory only once
+// written, and an idle pool gives that memory back to the system.
+func TestOffHeapAndGivenBack(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	p := New(1<<20, 24, time.Hour)
-	p.Warm(16)
+	var got [][]byte
+	for range 16 {
+		got = append(got, p.Get())
+	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 2<<20 {
-		t.Fatalf("the Go heap grew %d bytes for 16 MiB of warm buffers", grew)
+		t.Fatalf("the Go heap grew %d bytes for 16 MiB of buffers", grew)
 	}
-	if p.Len() != 16 {
-		t.Fatalf("holds %d, want 16", p.Len())
+	if n := resident(t, got[0]); n > 0 {
+		t.Fatalf("%d pages of a buffer never written are resident", n)
 	}
-	var got [][]byte
-	for range 20 { // 16 warm ones, then 4 from the heap
-		b := p.Get()
-		b[0], b[len(b)-1] = 1, 2
-		got = append(got, b)
-	}
-	warm := 0
-	p.mu.Lock()
 	for _, b := range got {
-		if p.warmed(b) {
-			warm++
-		}
+		touch(b)
+		b[0] = 9
 	}
-	p.mu.Unlock()
-	if warm != 16 {
-		t.Fatalf("%d of the first 20 buffers are Warm's, want 16", warm)
+	if n := resident(t, got[3]); n != 256 {
+		t.Fatalf("%d pages of a written 1 MiB buffer are resident, want 256", n)
 	}
 	for _, b := range got {
 		p.Put(b)
 	}
-	p.expire() // used since armed
+	p.idleFor(2 * time.Hour)
 	p.expire()
-	if p.Len() != 16 {
-		t.Fatalf("an idle pool holds %d, want Warm's 16", p.Len())
-	}
-	p.mu.Lock()
-	if len(p.free) != 0 {
-		t.Errorf("an idle pool kept %d buffers Warm did not make", len(p.free))
-	}
-	for range 16 {
-		b := <-p.warmFree
-		if !p.warmed(b) {
-			t.Error("an idle pool kept a heap buffer")
+	for i, b := range got {
+		if n := resident(t, b); n > 0 {
+			t.Fatalf("buffer %d: %d pages still resident after the pool went idle", i, n)
 		}
-		p.warmFree <- b
 	}
-	p.mu.Unlock()
+	if b := p.Get(); b[0] != 0 {
+		t.Fatal("a buffer given back to the system still holds its bytes")
+	}
+}
+
+// TestWarmResident: Warm's buffers are in memory at once and stay there
+// through idle periods.
+func TestWarmResident(t *testing.T) {
+	p := New(1<<20, 8, time.Hour)
+	p.Warm(2)
+	a, b := p.Get(), p.Get()
+	if resident(t, a) != 256 || resident(t, b) != 256 {
+		t.Fatal("warmed buffers are not resident")
+	}
+	c := p.Get()
+	touch(c)
+	p.Put(a)
+	p.Put(b)
+	p.Put(c)
+	p.idleFor(2 * time.Hour)
+	p.expire()
+	if resident(t, a) != 256 || resident(t, b) != 256 || resident(t, c) != 0 {
+		t.Fatalf("after idle: resident pages %d, %d (warm), %d (not)", resident(t, a), resident(t, b), resident(t, c))
+	}
 }

@@ -1,0 +1,377 @@
+package main
+
+// Figure 9 (issue 22, figure 2): how long one short msg takes from Send to
+// the receiver's event, on an idle pair and while a blob streams on the
+// same connection.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/wire"
+)
+
+// Issue 22's latency goals: the median on an idle pair within twice the
+// limit (two fsyncs, the sender's and the receiver's commit, and one
+// loopback round trip), and the 99th percentile while a blob streams on
+// the same connection within 100 ms.
+const (
+	goalLatencyLimitFactor = 2
+	goalLatencyBlobP99MS   = 100
+)
+
+// latencyGap is the time between two timed msgs: the pair is otherwise
+// idle, so each msg is alone on the connection (a msg takes a few ms).
+const latencyGap = 20 * time.Millisecond
+
+// latencyPrefix starts the text of a timed msg; the Send time in Unix ns
+// follows (both nodes run on this machine, so they share its clock).
+const latencyPrefix = "awpbench latency "
+
+// latencyFig is figure 9. The limit: the median of 200 fsyncs (64-byte
+// append, the data dirs' disk) twice, plus the median round trip of a
+// 64-byte message over loopback TCP. Then two nodes connect over tcp://;
+// the sender sends -latency-n msgs one every latencyGap, and the receiver
+// notes when each one's event arrives (latency_p50_ms, latency_p99_ms).
+// Then the sender sends a -blob-mib blob and, from the moment it is
+// queued until the receiver has it all, a timed msg every latencyGap in
+// another thread: latency_during_blob_p99_ms over those.
+func (b *bench) latencyFig() error {
+	o, r := b.o, &b.res
+	fs, err := fsyncMedian(b.tmp, 200)
+	if err != nil {
+		return fmt.Errorf("fsync: %w", err)
+	}
+	rtt, err := loopbackRTT(1000)
+	if err != nil {
+		return fmt.Errorf("round trip: %w", err)
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	limit := 2*fs + rtt
+	r.LatencyLimitMS = round(ms(limit), 3)
+	b.printf("limit: %.3f ms = two fsyncs (median %.3f ms, 64-byte append, this disk) + one loopback TCP round trip (median %.3f ms)", ms(limit), ms(fs), ms(rtt))
+
+	size := int64(o.blobMiB) << 20
+	path := filepath.Join(b.tmp, "latency-blob.bin")
+	sum, err := randomFile(path, size)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	recv, send, err := b.pair("latency", "latency", tcpBinding, "--blob", path)
+	if err != nil {
+		return err
+	}
+	if err := send.command("idle " + strconv.Itoa(o.latencyN)); err != nil {
+		return err
+	}
+	if _, err := send.expect("sent", o.timeout); err != nil {
+		return err
+	}
+	idle, err := latencySamples(recv, o.latencyN, time.Minute)
+	if err != nil {
+		return err
+	}
+	settle()
+	if err := send.command("blob"); err != nil {
+		return err
+	}
+	queued, err := send.expect("queued", o.timeout)
+	if err != nil {
+		return err
+	}
+	got, err := recv.expect("blob", o.timeout)
+	if err != nil {
+		return err
+	}
+	if got.Corrupt || got.Size != size || got.Sha256 != sum {
+		return fmt.Errorf("latency blob: receiver has %d bytes, sha256 %s, corrupt %v; want %d, %s", got.Size, got.Sha256, got.Corrupt, size, sum)
+	}
+	if err := send.command("quiet"); err != nil {
+		return err
+	}
+	sent, err := send.expect("sent", o.timeout)
+	if err != nil {
+		return err
+	}
+	all, err := latencySamples(recv, sent.N, time.Minute)
+	if err != nil {
+		return err
+	}
+	// The msgs sent while the blob was on its way: after it was queued
+	// (staging is over) and before the receiver had it all.
+	var during []time.Duration
+	for _, s := range all {
+		if s[0] >= queued.SentNS && s[0] <= got.CompleteNS {
+			during = append(during, time.Duration(s[1]-s[0]))
+		}
+	}
+	if _, err := send.stop(time.Minute); err != nil {
+		return err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return err
+	}
+	if len(during) == 0 {
+		return fmt.Errorf("no msg was sent while the blob streamed (%d sent in all)", len(all))
+	}
+	var ds []time.Duration
+	for _, s := range idle {
+		ds = append(ds, time.Duration(s[1]-s[0]))
+	}
+	slices.Sort(ds)
+	slices.Sort(during)
+	r.LatencyN = len(ds)
+	r.LatencyP50MS = round(ms(quantile(ds, 0.5)), 3)
+	r.LatencyP99MS = round(ms(quantile(ds, 0.99)), 3)
+	r.LatencyRatio = round(r.LatencyP50MS/r.LatencyLimitMS, 3)
+	r.LatencyBlobN = len(during)
+	r.LatencyBlobP50MS = round(ms(quantile(during, 0.5)), 3)
+	r.LatencyBlobP99MS = round(ms(quantile(during, 0.99)), 3)
+	r.LatencyBlobMBs = round(float64(size)/1e6/(float64(got.CompleteNS-queued.SentNS)/1e9), 1)
+	b.printf("9. latency: %d msgs on an idle pair, Send to the receiver's event: p50 %.3f ms, p99 %.3f ms, max %.3f; limit %.3f ms; p50 / limit %.2f; goal p50 <= %d x limit: %s",
+		len(ds), r.LatencyP50MS, r.LatencyP99MS, ms(ds[len(ds)-1]), r.LatencyLimitMS, r.LatencyRatio, goalLatencyLimitFactor,
+		verdict(r.LatencyP50MS <= goalLatencyLimitFactor*r.LatencyLimitMS))
+	b.printf("   during a %d MiB blob on the same connection (%.1f MB/s once queued): %d msgs, p50 %.3f ms, p99 %.3f ms, max %.3f; goal p99 <= %d ms: %s",
+		o.blobMiB, r.LatencyBlobMBs, len(during), r.LatencyBlobP50MS, r.LatencyBlobP99MS, ms(during[len(during)-1]), goalLatencyBlobP99MS,
+		verdict(r.LatencyBlobP99MS <= goalLatencyBlobP99MS))
+	return nil
+}
+
+// latencySamples asks the receiver for its samples until it holds n, and
+// returns them (Send ns, event ns).
+func latencySamples(recv *proc, n int, timeout time.Duration) ([][2]int64, error) {
+	deadline := time.Now().Add(timeout)
+	var all [][2]int64
+	for {
+		if err := recv.command("lat"); err != nil {
+			return nil, err
+		}
+		m, err := recv.expect("lat", timeout)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m.Samples...)
+		if len(all) >= n {
+			return all, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the receiver has %d of %d timed msgs after %s", len(all), n, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fsyncMedian is the median time of n 64-byte appends, each fsynced.
+func fsyncMedian(dir string, n int) (time.Duration, error) {
+	f, err := os.CreateTemp(dir, "fsync-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := []byte(strings.Repeat("x", 64))
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		t := time.Now()
+		if _, err := f.Write(buf); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	return quantile(ds, 0.5), nil
+}
+
+// loopbackRTT is the median round trip of a 64-byte message over one
+// loopback TCP connection, echoed by another goroutine.
+func loopbackRTT(n int) (time.Duration, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(c, c)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	buf := make([]byte, 64)
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		t := time.Now()
+		if _, err := c.Write(buf); err != nil {
+			return 0, err
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	return quantile(ds, 0.5), nil
+}
+
+// latency is the latency mode of a child. The receiver notes when each
+// timed msg's event arrives and hands the samples over on "lat"; it
+// reports the blob when complete. The sender, told "idle N", sends N timed
+// msgs one every latencyGap and reports "sent"; told "blob", it sends
+// c.blob (reporting "queued" when Send returns) and meanwhile a timed msg
+// every latencyGap in another thread until told "quiet", then reports
+// "sent" with their count.
+func (c *child) latency() error {
+	ctx := context.Background()
+	if c.role == "receiver" {
+		return c.latencyReceiver()
+	}
+	if err := c.connect(ctx, c.addr); err != nil {
+		return err
+	}
+	c.emit(childMsg{Event: "connected"})
+	var (
+		wg      sync.WaitGroup
+		quiet   chan struct{}
+		sent    int
+		sendErr error
+	)
+	timed := func(th string, stop <-chan struct{}, n int) (int, error) {
+		t := time.NewTicker(latencyGap)
+		defer t.Stop()
+		for i := 0; n == 0 || i < n; i++ {
+			text := latencyPrefix + strconv.FormatInt(time.Now().UnixNano(), 10)
+			r := peer.SendRequest{To: c.peerKey, Th: th, Parts: []json.RawMessage{wire.TextPart(text)}}
+			if i == 0 {
+				r.Subject = "awpbench latency"
+			}
+			if _, err := c.node.Send(ctx, r); err != nil {
+				return i, err
+			}
+			select {
+			case <-stop:
+				return i + 1, nil
+			case <-t.C:
+			}
+		}
+		return n, nil
+	}
+	for {
+		cmd := c.command()
+		switch {
+		case cmd == "stop":
+			return nil
+		case strings.HasPrefix(cmd, "idle "):
+			n, err := strconv.Atoi(strings.TrimPrefix(cmd, "idle "))
+			if err != nil || n <= 0 {
+				return fmt.Errorf("bad command %q", cmd)
+			}
+			k, err := timed(wire.NewThread(), nil, n)
+			if err != nil {
+				return err
+			}
+			c.emit(childMsg{Event: "sent", N: k})
+		case cmd == "blob":
+			quiet = make(chan struct{})
+			th := wire.NewThread()
+			wg.Go(func() { sent, sendErr = timed(th, quiet, 0) })
+			start := time.Now()
+			if _, err := c.node.Send(ctx, peer.SendRequest{To: c.peerKey, Subject: "blob",
+				Blobs: []peer.BlobFile{{Path: c.blob}}}); err != nil {
+				return err
+			}
+			c.emit(childMsg{Event: "queued", StartNS: start.UnixNano(), SentNS: time.Now().UnixNano()})
+		case cmd == "quiet" && quiet != nil:
+			close(quiet)
+			wg.Wait()
+			if sendErr != nil {
+				return sendErr
+			}
+			c.emit(childMsg{Event: "sent", N: sent})
+		default:
+			return fmt.Errorf("latency: unknown command %q", cmd)
+		}
+	}
+}
+
+func (c *child) latencyReceiver() error {
+	addrs := c.node.ListenAddrs()
+	if len(addrs) == 0 {
+		return fmt.Errorf("no listen address")
+	}
+	events, cancel := c.node.Subscribe(1 << 16)
+	defer cancel()
+	var mu sync.Mutex
+	var samples [][2]int64
+	go func() {
+		for ev := range events {
+			now := time.Now().UnixNano()
+			if ev.Type != peer.EventLine || ev.Line == nil || ev.Line.Dir != "in" {
+				continue
+			}
+			if ns, ok := latencyStamp(ev.Line.Line); ok {
+				mu.Lock()
+				samples = append(samples, [2]int64{ns, now})
+				mu.Unlock()
+			}
+		}
+	}()
+	c.emit(childMsg{Event: "ready", Addr: addrs[0], Key: c.node.Key().String()})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { c.watchBlob(stop) })
+	defer wg.Wait()
+	defer close(stop)
+	for {
+		switch cmd := c.command(); cmd {
+		case "stop":
+			return nil
+		case "lat":
+			mu.Lock()
+			s := samples
+			samples = nil
+			mu.Unlock()
+			c.emit(childMsg{Event: "lat", Samples: s})
+		default:
+			return fmt.Errorf("latency: unknown command %q", cmd)
+		}
+	}
+}
+
+// latencyStamp reads the Send time from a timed msg line.
+func latencyStamp(line []byte) (int64, bool) {
+	var m struct {
+		Parts []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.Parts) == 0 {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(m.Parts[0].Text, latencyPrefix)
+	if !ok {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(rest, 10, 64)
+	return ns, err == nil
+}
