@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package smoke measure-idle icons awp tray deps-run deps-test vet fmt-check clean
+.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package cross smoke measure-idle icons awp tray deps-run deps-test deps-cross vet fmt-check clean
 
 all: awp tray
 
@@ -83,8 +83,29 @@ measure-idle: deps-test
 icons:
 	$(GO) generate ./assets
 
+# A Linux package: build/awp-tray-VERSION-linux-ARCH.tar.xz (both programs,
+# the launcher, AppStream metainfo, hicolor icons, the systemd user unit,
+# the login entry and a Makefile that installs them; README "Installing"),
+# and fyne package's own archive, build/AWP.tar.xz.
+VERSION = $(shell sed -n 's/^Version = "\(.*\)"/\1/p' FyneApp.toml)
+PKG = $(BUILD)/awp-tray-$(VERSION)-linux-$(shell $(GO) env GOARCH)
 package: deps-run
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release
+	rm -rf $(PKG) $(BUILD)/pkg
+	$(GO) build -trimpath -tags release -ldflags "-s -w" -o $(BUILD)/pkg/awp-tray .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BUILD)/pkg/awp ./cmd/awp
+	$(GO) run ./scripts/app/pkgtree -root $(PKG) -bin $(BUILD)/pkg
+	cp packaging/linux/Makefile $(PKG)/Makefile
+	tar -C $(BUILD) -cJf $(PKG).tar.xz $(notdir $(PKG))
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -executable $(BUILD)/pkg/awp-tray
+	mv AWP.tar.xz $(BUILD)/AWP.tar.xz
+	@echo "package: $(PKG).tar.xz and $(BUILD)/AWP.tar.xz"
+
+# awp for linux, darwin and windows (amd64, arm64), go vet for darwin and
+# windows, and the tray app for windows/amd64 with mingw-w64 (scripts/cross.sh).
+cross: deps-cross
+	scripts/cross.sh
+deps-cross:
+	@scripts/deps.sh cross
 
 clean:
 	rm -rf $(BUILD)
