@@ -2,6 +2,7 @@ package icon
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -18,8 +19,9 @@ type Cache struct {
 	panel   Panel
 	have    bool
 	look    Look
-	drawn   Panel // the panel look was drawn for
-	png     []byte
+	drawn   Panel  // the panel look was drawn for
+	ico     bool   // b is an ICO, not a PNG
+	b       []byte // the icon drawn
 	renders int
 }
 
@@ -46,12 +48,22 @@ func (c *Cache) Panel() Panel {
 // call): only then is the icon drawn again and does the tray need
 // updating.
 func (c *Cache) PNG(s State) (png []byte, changed bool) {
-	_, _, png, changed = c.get(s)
+	_, _, png, changed = c.get(s, false)
 	return png, changed
 }
 
-// get is PNG that also returns what was drawn.
-func (c *Cache) get(s State) (l Look, p Panel, png []byte, changed bool) {
+// Tray is PNG in the form fyne.io/systray's SetIcon wants on this
+// platform: an ICO with every size Windows picks from (ICOSizes) on
+// Windows, the PNG elsewhere (a StatusNotifierItem pixmap, the macOS menu
+// bar).
+func (c *Cache) Tray(s State) (b []byte, changed bool) {
+	_, _, b, changed = c.get(s, runtime.GOOS == "windows")
+	return b, changed
+}
+
+// get draws s as PNG, or as ICO, when its look or the panel changed; it
+// also returns what was drawn.
+func (c *Cache) get(s State, ico bool) (l Look, p Panel, b []byte, changed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	size := c.Size
@@ -59,13 +71,17 @@ func (c *Cache) get(s State) (l Look, p Panel, png []byte, changed bool) {
 		size = DefaultSize
 	}
 	l = s.Look()
-	if c.have && l == c.look && c.drawn == c.panel {
-		return l, c.panel, c.png, false
+	if c.have && l == c.look && c.drawn == c.panel && c.ico == ico {
+		return l, c.panel, c.b, false
 	}
-	c.png = encode(RenderLook(l, c.panel, size))
-	c.look, c.drawn, c.have = l, c.panel, true
+	if ico {
+		c.b = ICO(l, c.panel)
+	} else {
+		c.b = encode(RenderLook(l, c.panel, size))
+	}
+	c.look, c.drawn, c.ico, c.have = l, c.panel, ico, true
 	c.renders++
-	return l, c.panel, c.png, true
+	return l, c.panel, c.b, true
 }
 
 // Renders counts the icons drawn so far (for tests and debug logs).

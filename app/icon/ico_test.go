@@ -1,7 +1,9 @@
 package icon
 
 import (
+	"bytes"
 	"encoding/binary"
+	"runtime"
 	"testing"
 )
 
@@ -81,5 +83,30 @@ func TestTraySize(t *testing.T) {
 		if got != tc.want || (err != nil) != tc.wantErr {
 			t.Errorf("TraySize(%v) = %d, %v; want %d, error %v", tc.env, got, err, tc.want, tc.wantErr)
 		}
+	}
+}
+
+// The cache hands out the ICO when asked for one, and draws again when
+// the format changes.
+func TestCacheICO(t *testing.T) {
+	var c Cache
+	s := State{PeersUp: 1, Unread: 3}
+	_, _, b, changed := c.get(s, true)
+	if !changed || string(b[:4]) != "\x00\x00\x01\x00" || !bytes.Equal(b, ICO(s.Look(), PanelDark)) {
+		t.Fatalf("ico: changed=%v header % x", changed, b[:4])
+	}
+	if _, _, _, changed = c.get(s, true); changed {
+		t.Error("same look as ICO drew again")
+	}
+	p, changed := c.PNG(s)
+	if !changed || !bytes.Equal(p, PNG(s, PanelDark, DefaultSize)) {
+		t.Error("PNG after ICO is not the PNG")
+	}
+	want := p
+	if runtime.GOOS == "windows" {
+		want = ICO(s.Look(), PanelDark)
+	}
+	if got, _ := c.Tray(s); !bytes.Equal(got, want) {
+		t.Errorf("Tray on %s is not the %s form", runtime.GOOS, map[bool]string{true: "ICO", false: "PNG"}[runtime.GOOS == "windows"])
 	}
 }
