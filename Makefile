@@ -96,7 +96,10 @@ package: deps-run
 	$(GO) run ./scripts/app/pkgtree -root $(PKG) -bin $(BUILD)/pkg
 	cp packaging/linux/Makefile $(PKG)/Makefile
 	tar -C $(BUILD) -cJf $(PKG).tar.xz $(notdir $(PKG))
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -executable $(BUILD)/pkg/awp-tray
+	@# fyne package adds one to FyneApp.toml's Build each time: keep the file as it is.
+	cp FyneApp.toml $(BUILD)/pkg/FyneApp.toml
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -executable $(BUILD)/pkg/awp-tray; \
+		s=$$?; cp $(BUILD)/pkg/FyneApp.toml FyneApp.toml; exit $$s
 	mv AWP.tar.xz $(BUILD)/AWP.tar.xz
 	@echo "package: $(PKG).tar.xz and $(BUILD)/AWP.tar.xz"
 
