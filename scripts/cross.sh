@@ -45,24 +45,27 @@ for target in ${CROSS_TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 		"$GO" build -ldflags "-s -w" -o "$out/awp-$os-$arch$ext" ./cmd/awp
 done
 
-# vet_packages OS: the packages (with their tests) that build without cgo
-# on OS. A package is left out only when it depends on a Fyne package that
-# is cgo on OS; any other load error fails.
+# vet_packages OS ARCH: the packages (with their tests) that build without
+# cgo on OS. A package is left out only when it depends on a Fyne package
+# that is cgo on OS; any other load error fails.
 vet_packages() {
-	local os=$1 cgo_only='fyne.io/fyne/v2/internal/driver/glfw'
+	local os=$1 arch=$2 cgo_only='fyne.io/fyne/v2/internal/driver/glfw'
 	[ "$os" = darwin ] && cgo_only="$cgo_only|fyne.io/fyne/v2/internal/widget"
 	# One line per package and per test variant, named after the package
 	# it tests; the test binaries' mains (*.test) are left out.
-	CGO_ENABLED=0 GOOS=$os "$GO" list -e -test \
+	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" list -e -test \
 		-f '{{if .ForTest}}{{.ForTest}}{{else}}{{.ImportPath}}{{end}} {{join .Deps " "}}' ./... |
 		grep -v '^[^ ]*\.test ' |
 		awk -v bad=" ($cgo_only)( |$)" '{ all[$1] = 1; if ($0 ~ bad) skip[$1] = 1 }
 			END { for (p in all) if (!(p in skip)) print p }' | sort
 }
-for os in darwin windows; do
-	pkgs=$(vet_packages "$os")
-	echo "cross: vet GOOS=$os: $(echo "$pkgs" | wc -l) packages"
-	timed "vet GOOS=$os" env CGO_ENABLED=0 GOOS="$os" GOARCH=amd64 "$GO" vet $pkgs
+# darwin on arm64 (Apple silicon), windows on amd64: each shares its
+# compiled dependencies with the awp build for that platform.
+for target in ${CROSS_VET-darwin/arm64 windows/amd64}; do
+	os=${target%/*} arch=${target#*/}
+	pkgs=$(vet_packages "$os" "$arch")
+	echo "cross: vet $os/$arch: $(echo "$pkgs" | wc -l) packages"
+	timed "vet $os/$arch" env CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" "$GO" vet $pkgs
 done
 
 if [ "${CROSS_TRAY:-1}" != 0 ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh run|test|cross
+# Usage: scripts/deps.sh run|test|package|cross
 set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
 runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
@@ -11,13 +11,16 @@ runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
 # metainfo; librsvg2-bin: draw the scalable icon; make: the package's Makefile;
 # python3-yaml: read the Flatpak manifest.
 testing=(xvfb xauth imagemagick xdotool dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm desktop-file-utils appstream librsvg2-bin make python3-yaml)
+# make package: the validators, xz for the tarball.
+package=(desktop-file-utils appstream xz-utils)
 # make cross: the tray app for Windows.
 cross=(gcc-mingw-w64-x86-64)
 case "${1:-test}" in
   run) want=("${build[@]}" "${runtime[@]}") ;;
-  test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}" "${cross[@]}") ;;
+  test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}" "${package[@]}" "${cross[@]}") ;;
+  package) want=("${build[@]}" "${package[@]}") ;;
   cross) want=("${build[@]}" "${cross[@]}") ;;
-  *) echo "usage: $0 run|test|cross" >&2; exit 2 ;;
+  *) echo "usage: $0 run|test|package|cross" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do
