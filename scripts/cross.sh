@@ -50,7 +50,8 @@ done
 # that is cgo on OS; any other load error fails.
 vet_packages() {
 	local os=$1 arch=$2 cgo_only='fyne.io/fyne/v2/internal/driver/glfw'
-	[ "$os" = darwin ] && cgo_only="$cgo_only|fyne.io/fyne/v2/internal/widget"
+	# On darwin Fyne's widgets and fyne.io/systray (the menu bar) are cgo.
+	[ "$os" = darwin ] && cgo_only="$cgo_only|fyne.io/fyne/v2/internal/widget|fyne.io/systray"
 	# One line per package and per test variant, named after the package
 	# it tests; the test binaries' mains (*.test) are left out.
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" list -e -test \
