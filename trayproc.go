@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/awp-tray/awp-tray/app/appearance"
 	"github.com/awp-tray/awp-tray/app/instance"
 	"github.com/awp-tray/awp-tray/app/tray"
 	"github.com/awp-tray/awp-tray/app/trayhost"
@@ -123,6 +124,11 @@ func newTrayProcess(c config, mode keystore.Mode, exe, noTray string) *trayProce
 		PrefsPath:    filepath.Join(c.dir, tray.PrefsName),
 		Quit:         p.stop,
 		Logger:       c.log.With("component", "tray"),
+		// The icon's variant follows the desktop's light or dark panel;
+		// AWP_TRAY_ICON_PANEL=light or dark overrides it.
+		FollowDesktop: true,
+		IconMode:      iconMode(c.log),
+		Desktop:       os.Getenv("XDG_CURRENT_DESKTOP"),
 	}
 	if noTray == "" {
 		p.host = &tray.Systray{Log: c.log.With("component", "systray")}
@@ -130,6 +136,17 @@ func newTrayProcess(c config, mode keystore.Mode, exe, noTray string) *trayProce
 	}
 	p.tray = tray.New(opts)
 	return p
+}
+
+// iconMode reads $AWP_TRAY_ICON_PANEL (auto, light or dark): the panel
+// the tray icon is drawn for when the desktop does not say, or says
+// wrong. A bad value is logged and auto is used.
+func iconMode(log *slog.Logger) appearance.Mode {
+	m, err := appearance.ParseMode(os.Getenv("AWP_TRAY_ICON_PANEL"))
+	if err != nil {
+		log.Warn("AWP_TRAY_ICON_PANEL", "err", err)
+	}
+	return m
 }
 
 // run runs the tray until a quit, then shuts down: no more events into

@@ -442,7 +442,7 @@ func (s *settingsWindow) setAutostart(on bool) {
 		dialog.ShowError(err, s.w)
 		return
 	}
-	e := autostart.Entry{Name: "AWP", Comment: "Agent Wire Protocol tray", Exec: a.opt.Exec, Args: a.opt.ExecArgs, Icon: "dev.awp.tray"}
+	e := autostart.App(a.opt.Exec, a.opt.ExecArgs)
 	a.background(func() {
 		var err error
 		if on {

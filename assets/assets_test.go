@@ -7,28 +7,16 @@ import (
 	"image/png"
 	"testing"
 
-	"fyne.io/fyne/v2"
-
 	"github.com/awp-tray/awp-tray/app/icon"
 )
 
-// TestAssetsMatchRenderer fails when the bundled PNGs are stale: run
+// TestAssetsMatchRenderer fails when the bundled PNG is stale: run
 // `go generate ./assets`.
 func TestAssetsMatchRenderer(t *testing.T) {
-	for _, tc := range []struct {
-		res  fyne.Resource
-		s    icon.State
-		size int
-	}{
-		{Icon, icon.State{PeersUp: 1}, 512},
-		{TrayOnline, icon.State{PeersUp: 1}, icon.DefaultSize},
-		{TrayOffline, icon.State{}, icon.DefaultSize},
-	} {
-		got := decode(t, tc.res.Content())
-		want := decode(t, icon.PNG(tc.s, tc.size))
-		if got.Bounds() != want.Bounds() || !bytes.Equal(got.Pix, want.Pix) {
-			t.Errorf("%s differs from icon.Render(%+v, %d): run go generate ./assets", tc.res.Name(), tc.s, tc.size)
-		}
+	got := decode(t, Icon.Content())
+	want := decode(t, icon.PNG(icon.State{PeersUp: 1}, icon.PanelLight, 512))
+	if got.Bounds() != want.Bounds() || !bytes.Equal(got.Pix, want.Pix) {
+		t.Errorf("%s differs from the renderer's app icon: run go generate ./assets", Icon.Name())
 	}
 }
 

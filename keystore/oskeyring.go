@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -91,12 +90,6 @@ func (o osKeyring) Delete(ctx context.Context, service, account string) error {
 	return err
 }
 
-// usesSecretService reports whether go-keyring talks to the Secret Service
-// on this platform.
-func usesSecretService() bool {
-	return runtime.GOOS != "darwin" && runtime.GOOS != "windows"
-}
-
 const secretsName = "org.freedesktop.secrets"
 
 // preflight checks that a session bus is reachable and has a Secret Service
@@ -162,6 +155,9 @@ func classify(op string, err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err // guarded reports it
+	}
+	if e := platformError(op, err); e != nil {
+		return e
 	}
 	var name string
 	var de dbus.Error

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -414,11 +413,12 @@ func paddedDoc(t testing.TB, k key.PrivateKey, pad int) []byte {
 func BenchmarkAttackDisk(b *testing.B) {
 	for range b.N {
 		dir := b.TempDir()
-		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256m,mode=0700"); err != nil {
-			b.Skipf("needs a tmpfs (root): %v", err)
+		unmount, err := mountTmpfs(dir, "256m")
+		if err != nil {
+			b.Skipf("needs a tmpfs (root, Linux): %v", err)
 		}
 		func() {
-			defer syscall.Unmount(dir, syscall.MNT_DETACH)
+			defer unmount()
 			a := newTestNode(b, "a", quiet, func(c *Config) { c.DataDir = filepath.Join(dir, "data") })
 			defer a.Close()
 			c := newTestNode(b, "c", quiet)
@@ -451,10 +451,9 @@ func BenchmarkAttackDisk(b *testing.B) {
 				stored += 24 << 20
 			}
 			m.report()
-			var st syscall.Statfs_t
-			syscall.Statfs(dir, &st)
+			free, _, _ := statfs(dir)
 			b.ReportMetric(float64(stored)/(1<<20), "stranger-MiB")
-			b.ReportMetric(float64(st.Bavail*uint64(st.Bsize))/(1<<20), "free-MiB")
+			b.ReportMetric(float64(free)/(1<<20), "free-MiB")
 			f := filepath.Join(b.TempDir(), "own.bin")
 			if err := os.WriteFile(f, make([]byte, 4<<20), 0o600); err != nil {
 				b.Fatal(err)

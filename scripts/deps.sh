@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh run|test
+# Usage: scripts/deps.sh run|test|package|cross
 set -euo pipefail
 build=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev)
 runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
+# bubblewrap: the exec sandbox; nodejs, npm: a real MCP client.
 # xfce4-panel is the real tray host of the smoke tests (its systray plugin;
 # xfconf keeps its settings; a font for its menus and tooltips).
-testing=(xvfb xauth imagemagick xdotool dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm)
+# desktop-file-utils, appstream: validate the package's desktop entries and
+# metainfo; librsvg2-bin: draw the scalable icon; make: the package's Makefile;
+# python3-yaml: read the Flatpak manifest.
+testing=(xvfb xauth imagemagick xdotool dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm desktop-file-utils appstream librsvg2-bin make python3-yaml)
+# make package: the validators, xz for the tarball.
+package=(desktop-file-utils appstream xz-utils)
+# make cross: the tray app for Windows.
+cross=(gcc-mingw-w64-x86-64)
 case "${1:-test}" in
   run) want=("${build[@]}" "${runtime[@]}") ;;
-  test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}") ;;
-  *) echo "usage: $0 run|test" >&2; exit 2 ;;
+  test) want=("${build[@]}" "${runtime[@]}" "${testing[@]}" "${package[@]}" "${cross[@]}") ;;
+  package) want=("${build[@]}" "${package[@]}") ;;
+  cross) want=("${build[@]}" "${cross[@]}") ;;
+  *) echo "usage: $0 run|test|package|cross" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

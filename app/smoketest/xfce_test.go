@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 )
@@ -53,7 +52,7 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	if n := empty.count(image.Rectangle{}, iconColors); n != 0 {
 		t.Fatalf("%d pixels of the icon's colours before the tray started", n)
 	}
-	if n := empty.count(image.Rectangle{}, near(icon.ColorBadge, colorTolerance)); n != 0 {
+	if n := empty.count(image.Rectangle{}, near(trayPalette.Badge, colorTolerance)); n != 0 {
 		t.Fatalf("%d pixels of the badge's colour before the tray started", n)
 	}
 
@@ -75,7 +74,7 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 
 	// The icon shows in the panel, grey: no peer up.
 	s, err := x.waitScreen(ctx, tr, "the grey icon in the panel", func(s shot) bool {
-		return s.count(x.panel, near(icon.ColorOffline, colorTolerance)) >= minDiscPixels
+		return s.count(x.panel, near(trayPalette.Offline, colorTolerance)) >= minDiscPixels
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +83,7 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	iconBox := s.bounds(x.panel, iconColors)
 	at := image.Pt((iconBox.Min.X+iconBox.Max.X)/2, (iconBox.Min.Y+iconBox.Max.Y)/2)
 	t.Logf("icon at %v", iconBox)
-	if n := s.count(image.Rectangle{}, near(icon.ColorBadge, colorTolerance)); n != 0 {
+	if n := s.count(image.Rectangle{}, near(trayPalette.Badge, colorTolerance)); n != 0 {
 		t.Errorf("%d badge pixels with nothing unread", n)
 	}
 	if x.watcher != nil {
@@ -137,13 +136,13 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	// A peer comes up: the icon turns teal, without a badge.
 	peerData, _ := idlePeerRun(ctx, t, tr, awpBin, trayData, e)
 	s, err = x.waitScreen(ctx, tr, "the teal icon", func(s shot) bool {
-		return s.count(x.panel, near(icon.ColorOnline, colorTolerance)) >= minDiscPixels
+		return s.count(x.panel, near(trayPalette.Online, colorTolerance)) >= minDiscPixels
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.save(t, prefix+"online.png")
-	if n := s.count(image.Rectangle{}, near(icon.ColorBadge, colorTolerance)); n != 0 {
+	if n := s.count(image.Rectangle{}, near(trayPalette.Badge, colorTolerance)); n != 0 {
 		t.Errorf("%d badge pixels with nothing unread", n)
 	}
 
@@ -155,13 +154,13 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 		t.Fatalf("awp send: %v %s", err, out)
 	}
 	s, err = x.waitScreen(ctx, tr, "the red badge on the icon", func(s shot) bool {
-		return s.count(x.panel, near(icon.ColorBadge, colorTolerance)) >= minBadgePixels
+		return s.count(x.panel, near(trayPalette.Badge, colorTolerance)) >= minBadgePixels
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.save(t, prefix+"badge.png")
-	if badge := s.bounds(x.panel, near(icon.ColorBadge, colorTolerance)); !badge.Overlaps(iconBox.Inset(-4)) {
+	if badge := s.bounds(x.panel, near(trayPalette.Badge, colorTolerance)); !badge.Overlaps(iconBox.Inset(-4)) {
 		t.Errorf("the badge %v is not on the icon %v", badge, iconBox)
 	}
 

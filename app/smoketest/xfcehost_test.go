@@ -306,10 +306,15 @@ func (x *xfce) waitScreen(ctx context.Context, tr *tray, what string, ok func(sh
 	return last, err
 }
 
+// trayPalette is the icon's colours as the tray draws them here: the
+// test's bus has no settings portal, so the tray draws the variant for a
+// dark panel, the default (icon.PanelDark).
+var trayPalette = icon.Palettes[icon.PanelDark]
+
 // iconColors are the pixels of the icon's disc in any state.
 func iconColors(r, g, b uint8) bool {
-	return near(icon.ColorOffline, colorTolerance)(r, g, b) || near(icon.ColorOnline, colorTolerance)(r, g, b) ||
-		near(icon.ColorApproval, colorTolerance)(r, g, b)
+	return near(trayPalette.Offline, colorTolerance)(r, g, b) || near(trayPalette.Online, colorTolerance)(r, g, b) ||
+		near(trayPalette.Approval, colorTolerance)(r, g, b)
 }
 
 // hover puts the pointer on p, from elsewhere, so the host shows the

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/awp-tray/awp-tray/app/appearance"
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/uilink"
@@ -108,6 +109,18 @@ type Options struct {
 	Quit func()
 	// Logger receives the tray's logs; nil is silent.
 	Logger *slog.Logger
+	// FollowDesktop draws the icon for the desktop's panel, light or
+	// dark (appearance.Watch: the settings portal on the session bus,
+	// the task bar's theme on Windows, the menu bar's on macOS), read at
+	// Start and followed until Close. False: the icon is drawn for a dark
+	// panel, or as IconMode says.
+	FollowDesktop bool
+	// IconMode overrides the desktop: appearance.ModeLight or ModeDark
+	// draw for that panel whatever the desktop says; "" is ModeAuto.
+	IconMode appearance.Mode
+	// Desktop is $XDG_CURRENT_DESKTOP, which Mode.Panel needs (GNOME's
+	// top bar is dark in both styles).
+	Desktop string
 	// Now and Loc are the clock and time zone of pauses (nil: time.Now,
 	// time.Local).
 	Now func() time.Time
@@ -153,6 +166,9 @@ func New(o Options) *Tray {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.IconMode == "" {
+		o.IconMode = appearance.ModeAuto
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	t := &Tray{opt: o, log: o.Logger, ctx: ctx, stop: stop,
 		boot: uilink.Msg{Op: uilink.OpBoot, State: uilink.BootStarting}}
@@ -162,13 +178,57 @@ func New(o Options) *Tray {
 	}
 	t.state.Pause = p.Pause
 	t.armPause(p.Pause)
+	t.icons.SetPanel(o.IconMode.Panel(appearance.NoPreference, o.Desktop))
 	return t
 }
 
-// Start shows the tray (starting…) and boots the node in the background.
+// Start shows the tray (starting…), follows the desktop's light or dark
+// setting (Options.FollowDesktop) and boots the node in the background.
 func (t *Tray) Start() {
 	t.render()
+	if t.opt.FollowDesktop && t.opt.IconMode == appearance.ModeAuto {
+		t.followDesktop()
+	}
 	t.startBoot(t.opt.FileKey)
+}
+
+// followDesktop reads the desktop's color scheme and redraws the icon for
+// it, then whenever it changes, until Close. The first read runs off the
+// caller's goroutine (a portal being started by D-Bus activation may
+// take seconds): the icon shows at once, drawn for a dark panel, and is
+// redrawn if the desktop is light. fyne.io/systray registers the item
+// with the tray host only when its loop runs, so with a portal that
+// answers at once the host sees the right variant first.
+func (t *Tray) followDesktop() {
+	t.background(func() {
+		// A change may be reported before Watch returns the first read:
+		// the first read then is older, and is not applied.
+		var mu sync.Mutex
+		changed := false
+		s, err := appearance.Watch(t.ctx, func(s appearance.Scheme) {
+			mu.Lock()
+			defer mu.Unlock()
+			changed = true
+			t.setScheme(s)
+		})
+		if err != nil {
+			t.log.Info("desktop color scheme unknown: the icon is drawn for a dark panel until the desktop says otherwise", "err", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !changed {
+			t.setScheme(s)
+		}
+	})
+}
+
+// setScheme draws the icon for the panel the desktop's scheme s means.
+func (t *Tray) setScheme(s appearance.Scheme) {
+	p := t.opt.IconMode.Panel(s, t.opt.Desktop)
+	if t.icons.SetPanel(p) {
+		t.log.Info("tray icon follows the desktop", "scheme", s.String(), "panel", p.String())
+		t.render()
+	}
 }
 
 // startBoot runs Boot off the caller's goroutine.

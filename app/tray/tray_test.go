@@ -23,11 +23,25 @@ type fakeHost struct {
 	mu      sync.Mutex
 	menus   [][]menu.Item
 	icons   int
+	icon    []byte // the last icon
 	tooltip string
 	click   func(menu.Action)
 }
 
-func (h *fakeHost) SetIcon([]byte) { h.mu.Lock(); h.icons++; h.mu.Unlock() }
+func (h *fakeHost) SetIcon(b []byte) {
+	h.mu.Lock()
+	h.icons++
+	h.icon = b
+	h.mu.Unlock()
+}
+
+// shown returns the icon shown last.
+func (h *fakeHost) shown() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.icon
+}
+
 func (h *fakeHost) SetTooltip(s string) {
 	h.mu.Lock()
 	h.tooltip = s

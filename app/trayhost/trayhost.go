@@ -1,9 +1,12 @@
 // Package trayhost finds out, before the tray is set up, whether a system
-// tray can show it: a D-Bus session bus must answer, and a
-// StatusNotifierWatcher must own its name on it. fyne.io/systray assumes
-// both; without a session bus it panics on quit, and without a watcher the
-// icon never appears. The app sets up its tray only when Detect says OK,
-// and otherwise shows its main window and says why.
+// tray can show it. On Linux and the BSDs a D-Bus session bus must answer,
+// and a StatusNotifierWatcher must own its name on it: fyne.io/systray
+// assumes both; without a session bus it panics on quit, and without a
+// watcher the icon never appears. On Windows and macOS the system's own
+// tray (the notification area, the menu bar) is always there, and no
+// session bus is used (SessionAddress is ""). The app sets up its tray
+// only when Detect says OK, and otherwise shows its main window and says
+// why.
 //
 // It owns the question "is there a tray?"; it must never start a session
 // bus or register anything itself.
@@ -27,6 +30,7 @@ const WatcherPath = "/StatusNotifierWatcher"
 
 // Result says whether a tray host is there, and if not, why.
 type Result struct {
+	Native  bool   // the system's own tray (Windows, macOS): no bus needed
 	Address string // the session bus address tried ("" when none was found)
 	Bus     bool   // a session bus answered
 	Watcher bool   // a StatusNotifierWatcher owns its name
@@ -34,12 +38,11 @@ type Result struct {
 }
 
 // OK reports whether the tray can be set up.
-func (r Result) OK() bool { return r.Bus && r.Watcher }
+func (r Result) OK() bool { return r.Native || (r.Bus && r.Watcher) }
 
-// SessionAddress is the session bus address the tray would use:
-// $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus when that socket
-// exists, else "". It never starts a bus (godbus's autolaunch would).
-func SessionAddress() string {
+// sessionAddress is $DBUS_SESSION_BUS_ADDRESS, else
+// $XDG_RUNTIME_DIR/bus when that socket exists, else "".
+func sessionAddress() string {
 	switch a := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); a {
 	case "disabled:":
 		return "" // set by the app itself when there is no bus
@@ -54,12 +57,6 @@ func SessionAddress() string {
 		}
 	}
 	return ""
-}
-
-// Detect checks the session bus (SessionAddress) for a watcher; ctx bounds
-// the whole check.
-func Detect(ctx context.Context) Result {
-	return DetectAt(ctx, SessionAddress())
 }
 
 // DetectAt checks the bus at addr for a watcher.

@@ -77,3 +77,10 @@ func TestBusWithoutAndWithWatcher(t *testing.T) {
 		t.Fatalf("bus with watcher: %+v", r)
 	}
 }
+
+// The system's own tray (Windows, macOS) needs no bus and no watcher.
+func TestNativeOK(t *testing.T) {
+	if !(trayhost.Result{Native: true}).OK() || (trayhost.Result{Bus: true}).OK() {
+		t.Error("Result.OK")
+	}
+}

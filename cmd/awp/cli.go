@@ -53,6 +53,7 @@ func init() {
 		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
 		cmdPresence, cmdMirror, cmdPrivate, cmdSandbox,
 		cmdInvite, cmdAdd, cmdMCP,
+		cmdService,
 		cmdVersion, cmdCompletion, cmdHelp,
 	}
 }

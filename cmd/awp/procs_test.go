@@ -95,7 +95,7 @@ func (d *daemon) startOnce() error {
 	args := append([]string{"run", "--keyring", "file", "--data", d.dir, "--name", d.name}, d.args...)
 	cmd := exec.Command(awpBinary(t), args...)
 	cmd.Env = append(os.Environ(), "AWP_DATA=", "AWP_KEYRING=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func (d *daemon) kill9() {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	signalGroup(cmd, syscall.SIGKILL)
 	<-ex
 }
 
@@ -200,7 +200,7 @@ func (d *daemon) stop() {
 	if cmd == nil || cmd.Process == nil || !d.running() {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	signalGroup(cmd, syscall.SIGINT)
 	select {
 	case <-ex:
 	case <-time.After(time.Minute):
