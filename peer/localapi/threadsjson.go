@@ -62,6 +62,10 @@ func appendThread(b []byte, t *peer.ThreadInfo) []byte {
 		b = append(b, `,"last_text":`...)
 		b = appendJSONString(b, t.LastText)
 	}
+	if t.LastFrom != "" {
+		b = append(b, `,"last_from":`...)
+		b = appendJSONString(b, t.LastFrom)
+	}
 	if t.MirroredFrom != "" {
 		b = append(b, `,"mirrored_from":`...)
 		b = appendJSONString(b, t.MirroredFrom)
@@ -236,6 +240,8 @@ func (p *jsonParser) thread(t *peer.ThreadInfo) bool {
 			t.Lines, ok = p.int()
 		case "last_text":
 			t.LastText, ok = p.str()
+		case "last_from":
+			t.LastFrom, ok = p.str()
 		case "mirrored_from":
 			t.MirroredFrom, ok = p.str()
 		case "mirror":

@@ -24,7 +24,7 @@ func stdThreads(t testing.TB, ths []peer.ThreadInfo) []byte {
 var trickyThreads = []peer.ThreadInfo{
 	{},
 	{Th: "thr_a", Peer: "ed25519:AAAA", PeerName: "bob", Subject: `say "hi" \ <b>&`, Mine: "working", Theirs: "done",
-		Unread: 3, Updated: "2026-12-01T10:00:00.000Z", Lines: 1 << 40, LastText: "line\nbreak\ttab\x01\x1f\u2028\u2029 é 日本",
+		Unread: 3, Updated: "2026-12-01T10:00:00.000Z", Lines: 1 << 40, LastText: "line\nbreak\ttab\x01\x1f\u2028\u2029 é 日本", LastFrom: "ed25519:CCCC",
 		MirroredFrom: "ed25519:BBBB", Mirror: true, Private: true, Withdrawn: true},
 	{Th: "thr_b", Subject: "bad utf-8: \xff\xfe end", Unread: -5, Lines: -1},
 	{LastText: "\u007f\u0080\U0001F600"},
@@ -78,7 +78,7 @@ func TestThreadsJSONFields(t *testing.T) {
 		`Th string json:"th"`, `Peer string json:"peer"`, `PeerName string json:"peer_name,omitempty"`,
 		`Subject string json:"subject"`, `Mine string json:"mine"`, `Theirs string json:"theirs"`,
 		`Unread int json:"unread"`, `Updated string json:"updated"`, `Lines int json:"lines"`,
-		`LastText string json:"last_text,omitempty"`, `MirroredFrom string json:"mirrored_from,omitempty"`,
+		`LastText string json:"last_text,omitempty"`, `LastFrom string json:"last_from,omitempty"`, `MirroredFrom string json:"mirrored_from,omitempty"`,
 		`Mirror bool json:"mirror"`, `Private bool json:"private"`, `Withdrawn bool json:"withdrawn,omitempty"`,
 	}
 	if !reflect.DeepEqual(names, want) {
