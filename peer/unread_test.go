@@ -12,17 +12,33 @@ import (
 // threadOf returns n's thread th (fails when it has none).
 func threadOf(t *testing.T, n *testNode, th string) ThreadInfo {
 	t.Helper()
+	ti, ok := findThread(t, n, th)
+	if !ok {
+		t.Fatalf("no thread %s", th)
+	}
+	return ti
+}
+
+// findThread returns n's own thread th, if it has it yet.
+func findThread(t *testing.T, n *testNode, th string) (ThreadInfo, bool) {
+	t.Helper()
 	ts, err := n.Threads()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ti := range ts {
 		if ti.Th == th && ti.MirroredFrom == "" {
-			return ti
+			return ti, true
 		}
 	}
-	t.Fatalf("no thread %s among %+v", th, ts)
-	return ThreadInfo{}
+	return ThreadInfo{}, false
+}
+
+// threadHas reports whether n has thread th and ok holds of it: for
+// eventually, while the thread may not have arrived yet.
+func threadHas(t *testing.T, n *testNode, th string, ok func(ThreadInfo) bool) bool {
+	ti, found := findThread(t, n, th)
+	return found && ok(ti)
 }
 
 // State lines are shown as the sender's state, not read: they do not
@@ -35,7 +51,9 @@ func TestStateLinesNotUnread(t *testing.T) {
 	if _, err := a.SetState(context.Background(), r.Th, "working", "on it"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "b has both lines", func() bool { return threadOf(t, b, r.Th).Lines == 2 })
+	eventually(t, "b has both lines", func() bool {
+		return threadHas(t, b, r.Th, func(ti ThreadInfo) bool { return ti.Lines == 2 })
+	})
 	got := threadOf(t, b, r.Th)
 	if got.Unread != 1 || got.Theirs != "working" {
 		t.Errorf("after a msg and a state: unread %d, theirs %q; want 1, working", got.Unread, got.Theirs)
@@ -49,7 +67,9 @@ func TestStateLinesNotUnread(t *testing.T) {
 	// last_from names who wrote the preview, not who sent the newest
 	// line: b's text stays b's after a's next state line.
 	sendText(t, b, a.Key(), r.Th, "hi a")
-	eventually(t, "a has b's text", func() bool { return threadOf(t, a, r.Th).LastText == "hi a" })
+	eventually(t, "a has b's text", func() bool {
+		return threadHas(t, a, r.Th, func(ti ThreadInfo) bool { return ti.LastText == "hi a" })
+	})
 	if _, err := a.SetState(context.Background(), r.Th, "done", ""); err != nil {
 		t.Fatal(err)
 	}
