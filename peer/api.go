@@ -51,9 +51,9 @@ type PeerInfo struct {
 	Listen       []string `json:"listen"`
 	Caps         []string `json:"caps,omitempty"`
 	RTTms        int64    `json:"rtt,omitempty"`
-	LastSeen     string   `json:"last_seen,omitempty"`
-	Dialed       string   `json:"dialed,omitempty"`  // address this node keeps dialing
-	Invited      bool     `json:"invited,omitempty"` // the person added its invite
+	LastSeen     string   `json:"last_seen,omitempty"` // when its last session ended, or began while it is up (to a minute)
+	Dialed       string   `json:"dialed,omitempty"`    // address this node keeps dialing
+	Invited      bool     `json:"invited,omitempty"`   // the person added its invite
 }
 
 // BlobInfo is one blob received or sent. Received counts bytes stored so far.

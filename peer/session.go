@@ -124,6 +124,7 @@ func (s *session) run() {
 	s.wq.close()
 	wg.Wait()
 	n.unregister(s)
+	n.noteDown(s)
 	n.log.Info("peer down", "peer", s.peer.Short())
 	n.publish(Event{Type: EventPeerDown, Peer: s.peerS, PeerName: s.hello.Name})
 }
@@ -539,6 +540,36 @@ func (n *Node) notePeer(s *session) {
 		if ep != "" {
 			p.WGEndpoint = ep
 		}
+		return tx.PutPeer(p)
+	})
+}
+
+// noteDown records when a session with a known peer ended, so its
+// last_seen is the last time it was here rather than when the session
+// began (the Presence window's "last seen 5 min ago"). Like notePeer it
+// writes at most once per lastSeenEvery: a session shorter than that left
+// last_seen recent enough, so a peer that reconnects in a loop costs no
+// writes here.
+func (n *Node) noteDown(s *session) {
+	if n.ctx.Err() != nil {
+		return // closing: the commit loop is stopping
+	}
+	now := n.now()
+	stale := func(p *store.Peer, ok bool) bool { return ok && now.Sub(p.LastSeen) >= lastSeenEvery }
+	var write bool
+	_ = n.db.View(func(tx *store.Tx) error {
+		write = stale(tx.Peer(s.peer))
+		return nil
+	})
+	if !write {
+		return
+	}
+	n.commit.async("peer last seen", func(tx *store.Tx) error {
+		p, ok := tx.Peer(s.peer)
+		if !stale(p, ok) {
+			return nil
+		}
+		p.LastSeen = now
 		return tx.PutPeer(p)
 	})
 }
