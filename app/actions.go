@@ -226,24 +226,29 @@ func (a *App) messagePeer(k, name string, parent fyne.Window) *askDialog {
 		widget.NewFormItem("To", to),
 		widget.NewFormItem("Subject", subject),
 		widget.NewFormItem("Message", text),
-	}, func() (func(), error) {
-		req := peer.SendRequest{To: k, Subject: subject.Text}
-		if strings.TrimSpace(text.Text) != "" {
-			req.Parts = []json.RawMessage{TextPart(text.Text)}
-		}
-		ctx, cancel := context.WithTimeout(a.ctx, sendTimeout)
-		defer cancel()
-		if be = a.backend(); be == nil {
-			return nil, errors.New("the AWP peer is not running")
-		}
-		res, err := be.Send(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		return func() { a.openThread(peer.ThreadInfo{Th: res.Th, Peer: k, Subject: req.Subject}) }, nil
-	})
+	}, func() (func(), error) { return a.startThread(k, subject.Text, text.Text) })
 	d.d.Resize(fyne.NewSize(560, 360))
 	return d
+}
+
+// startThread sends the first msg of a new thread to k (off the UI
+// goroutine) and returns what opens the thread once it went.
+func (a *App) startThread(k, subject, text string) (func(), error) {
+	req := peer.SendRequest{To: k, Subject: subject}
+	if strings.TrimSpace(text) != "" {
+		req.Parts = []json.RawMessage{TextPart(text)}
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, sendTimeout)
+	defer cancel()
+	be := a.backend()
+	if be == nil {
+		return nil, errors.New("the AWP peer is not running")
+	}
+	res, err := be.Send(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return func() { a.openThread(peer.ThreadInfo{Th: res.Th, Peer: k, Subject: req.Subject}) }, nil
 }
 
 // Why a thread window's Mirror switch cannot be used, next to it. The

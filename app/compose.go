@@ -196,7 +196,8 @@ func (c *composer) sendReply() {
 			c.sending = false
 			c.send.Enable()
 			if err != nil {
-				dialog.ShowError(err, c.tw.w)
+				// What was typed stays in the composer.
+				dialog.ShowError(errors.New(plainError(err)), c.tw.w)
 				return
 			}
 			c.text.SetText("")
@@ -221,7 +222,7 @@ func (c *composer) setState() {
 		_, err := be.SetState(ctx, th, st, note)
 		fyne.Do(func() {
 			if err != nil {
-				dialog.ShowError(err, c.tw.w)
+				dialog.ShowError(errors.New(plainError(err)), c.tw.w)
 				return
 			}
 			c.note.SetText("")
@@ -244,7 +245,7 @@ func (a *App) newThread() {
 				a.main.showError(err)
 				return
 			}
-			a.newThreadDialog(be, peers)
+			a.newThreadDialog(peers)
 		})
 	})
 }
@@ -262,7 +263,9 @@ func peerChoice(p peer.PeerInfo) string {
 	return s
 }
 
-func (a *App) newThreadDialog(be Backend, peers []peer.PeerInfo) {
+// newThreadDialog asks for a peer, a subject and a first message; it
+// keeps what was typed, with the reason, when sending fails.
+func (a *App) newThreadDialog(peers []peer.PeerInfo) *askDialog {
 	choices := make([]string, len(peers))
 	keys := map[string]string{}
 	for i, p := range peers {
@@ -274,39 +277,21 @@ func (a *App) newThreadDialog(be Backend, peers []peer.PeerInfo) {
 	subject := widget.NewEntry()
 	text := widget.NewMultiLineEntry()
 	text.SetMinRowsVisible(4)
-	items := []*widget.FormItem{
+	text.Wrapping = fyne.TextWrapWord
+	a.main.w.Show()
+	d := a.ask(a.main.w, "New thread", "Send", []*widget.FormItem{
 		widget.NewFormItem("To", to),
 		widget.NewFormItem("Subject", subject),
 		widget.NewFormItem("Message", text),
-	}
-	a.main.w.Show()
-	d := dialog.NewForm("New thread", "Send", "Cancel", items, func(ok bool) {
-		if !ok {
-			return
-		}
+	}, func() (func(), error) {
 		k := keys[to.Text]
 		if k == "" {
 			k = strings.TrimSpace(to.Text)
 		}
-		req := peer.SendRequest{To: k, Subject: subject.Text}
-		if strings.TrimSpace(text.Text) != "" {
-			req.Parts = []json.RawMessage{TextPart(text.Text)}
-		}
-		a.background(func() {
-			ctx, cancel := context.WithTimeout(a.ctx, sendTimeout)
-			defer cancel()
-			res, err := be.Send(ctx, req)
-			fyne.Do(func() {
-				if err != nil {
-					a.main.showError(err)
-					return
-				}
-				a.openThread(peer.ThreadInfo{Th: res.Th, Peer: k, Subject: req.Subject})
-			})
-		})
-	}, a.main.w)
-	d.Resize(fyne.NewSize(560, 360))
-	d.Show()
+		return a.startThread(k, subject.Text, text.Text)
+	})
+	d.d.Resize(fyne.NewSize(560, 360))
+	return d
 }
 
 // notRunning tells the person the node is not up yet.

@@ -290,3 +290,33 @@ func hasLabel(o fyne.CanvasObject, text string) bool {
 	}
 	return false
 }
+
+// The New thread dialog keeps what was typed, with the reason in a
+// sentence, when sending fails; then sends once the peer is right.
+func TestNewThreadDialogKeepsText(t *testing.T) {
+	me := nodetest.New(t, "me", 1)
+	alice := nodetest.New(t, "alice", 2)
+	nodetest.Link(t, me, alice)
+	na := newNodeApp(t, me)
+	d := na.newThreadDialog(nil)
+	to := d.items[0].Widget.(*widget.SelectEntry)
+	subject := d.items[1].Widget.(*widget.Entry)
+	text := d.items[2].Widget.(*widget.Entry)
+	to.SetText("nobody-by-that-name")
+	subject.SetText("Port the middleware")
+	text.SetText("a long message\nI do not want to type again")
+	test.Tap(d.ok)
+	na.Wait()
+	if d.done || subject.Text != "Port the middleware" || text.Text != "a long message\nI do not want to type again" {
+		t.Fatalf("after a failure: closed %v, subject %q, text %q", d.done, subject.Text, text.Text)
+	}
+	if !d.errText.Visible() || d.errText.Text == "" {
+		t.Errorf("no error shown in the dialog")
+	}
+	to.SetText(alice.Key().String())
+	test.Tap(d.ok)
+	na.Wait()
+	if !d.done || d.errText.Visible() {
+		t.Fatalf("to alice: closed %v, error %q", d.done, d.errText.Text)
+	}
+}

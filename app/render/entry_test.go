@@ -139,7 +139,7 @@ func TestDecodeProfileParts(t *testing.T) {
 		text   string
 	}{
 		{"exec argv", `{"k":"data","mime":"application/vnd.awp.exec+json","data":{"cmd":["make","test","a b"],"cwd":"services/api","env":{"CI":"1"},"timeout":600}}`,
-			PartRequest, `exec: make test "a b"`, []Field{{"cwd", "services/api"}, {"env", "CI=1"}, {"timeout", "10m0s"}}, ""},
+			PartRequest, `exec: make test "a b"`, []Field{{"cwd", "services/api"}, {"env", "CI=1"}, {"timeout", "10 minutes"}}, ""},
 		{"exec shell", `{"k":"data","mime":"application/vnd.awp.exec+json","data":{"cmd":"go test ./... | tail"}}`,
 			PartRequest, "exec: go test ./... | tail", []Field{{"cwd", "(workspace root)"}}, ""},
 		{"exec result", `{"k":"data","mime":"application/vnd.awp.exec-result+json","data":{"exit":2,"duration_ms":8123,"stdout":"ok\n","stderr":"FAIL x","stdout_truncated":true}}`,
@@ -163,7 +163,7 @@ func TestDecodeProfileParts(t *testing.T) {
 		{"grant", `{"k":"data","mime":"application/vnd.awp.grant+json","data":{"iss":"` + alice + `","sub":"` + bob + `","caps":["exec","fs:read"],"exp":"2026-09-25T20:00:00Z","on":["` + alice + `"],"nonce":"n","sig":"s","note":"tests"}}`,
 			PartGrant, "grant: exec, fs:read", []Field{{"issuer", "AAAAAAAA"}, {"holder", "BBBBBBBB"}, {"on", "AAAAAAAA"}, {"expires", "2026-09-25T20:00:00Z"}}, "tests"},
 		{"grant request", `{"k":"data","mime":"application/vnd.awp.grant-request+json","data":{"caps":["exec"],"sub":"` + bob + `","on":["` + alice + `"],"ttl":3600,"reason":"run the suite"}}`,
-			PartGrantRequest, "asks for a grant: exec", []Field{{"for", "BBBBBBBB"}, {"on", "AAAAAAAA"}, {"for how long", "1h0m0s"}}, "run the suite"},
+			PartGrantRequest, "asks for a grant: exec", []Field{{"for", "BBBBBBBB"}, {"on", "AAAAAAAA"}, {"for how long", "1 hour"}}, "run the suite"},
 		{"grant denied", `{"k":"data","mime":"application/vnd.awp.grant-denied+json","data":{"reason":"not today"}}`,
 			PartGrantDenied, "grant denied", nil, "not today"},
 	} {

@@ -121,7 +121,7 @@ func execFields(r profile.ExecRequest) []Field {
 		f = append(f, Field{"env", k + "=" + r.Env[k]})
 	}
 	if r.Timeout > 0 {
-		f = append(f, Field{"timeout", (time.Duration(r.Timeout) * time.Second).String()})
+		f = append(f, Field{"timeout", Duration(time.Duration(r.Timeout) * time.Second)})
 	}
 	if r.Stdin != "" {
 		f = append(f, Field{"stdin", fmt.Sprintf("%d bytes", len(r.Stdin))})
@@ -273,7 +273,7 @@ func grantRequestPart(data json.RawMessage) Part {
 		p.Fields = append(p.Fields, Field{"on", shortKeys(r.On)})
 	}
 	if r.TTL > 0 {
-		p.Fields = append(p.Fields, Field{"for how long", (time.Duration(r.TTL) * time.Second).String()})
+		p.Fields = append(p.Fields, Field{"for how long", Duration(time.Duration(r.TTL) * time.Second)})
 	}
 	return p
 }
