@@ -93,7 +93,9 @@ type App struct {
 	linger *time.Timer // the idle exit, while no window is shown
 
 	// The fields below are used on the UI goroutine only.
-	clip         clipHold // what this process put on the clipboard (windows.go)
+	clip         clipHold    // what this process put on the clipboard (windows.go)
+	relTimer     *time.Timer // redraws relative times while a window is shown
+	relTicks     int         // redraws done (tests)
 	main         *homeWindow
 	presence     *presenceWindow
 	approvals    *approvalsWindow

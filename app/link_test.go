@@ -146,3 +146,25 @@ func TestIdleExitKeepsClipboard(t *testing.T) {
 		}
 	})
 }
+
+// Relative times ("5 min ago") are drawn again while a window is shown,
+// and nothing ticks when none is (the idle UI costs nothing).
+func TestRelativeTimesTickOnlyWithAWindow(t *testing.T) {
+	old := relativeEvery
+	relativeEvery = 5 * time.Millisecond
+	t.Cleanup(func() { relativeEvery = old })
+	a, _ := newTestApp(t, nil, func(o *Options) { o.Linger = time.Hour })
+	ticks := func() (n int) { fyne.DoAndWait(func() { n = a.relTicks }); return }
+	time.Sleep(50 * time.Millisecond)
+	if n := ticks(); n != 0 {
+		t.Fatalf("%d redraws with no window shown", n)
+	}
+	fyne.DoAndWait(a.ShowMain)
+	eventually(t, "redraws while the thread list is shown", func() bool { return a.relTicks >= 3 })
+	fyne.DoAndWait(func() { a.main.w.Hide() })
+	before := ticks()
+	time.Sleep(50 * time.Millisecond)
+	if n := ticks(); n > before+1 { // one already on its way may land
+		t.Fatalf("%d redraws after the last window closed", n-before)
+	}
+}

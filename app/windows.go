@@ -49,6 +49,17 @@ func (t *windowTracker) count() int {
 	return len(t.shown)
 }
 
+// isShown reports whether w (a window this tracker made) is shown.
+func (t *windowTracker) isShown(w fyne.Window) bool {
+	tw, ok := w.(*trackedWindow)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.shown[tw]
+}
+
 // trackedApp is a fyne.App whose windows report when they show and hide.
 type trackedApp struct {
 	fyne.App
@@ -100,6 +111,7 @@ func (w *trackedWindow) closed() {
 // windowsChanged arms the idle exit when no window is shown, and disarms
 // it when one is. UI goroutine (or New's).
 func (a *App) windowsChanged(n int) {
+	a.tickRelative(n > 0)
 	if a.linger != nil {
 		a.linger.Stop()
 		a.linger = nil
@@ -159,4 +171,41 @@ func (a *App) lingerDone() {
 	}
 	a.log.Info("no window open: the UI process exits", "after", a.opt.Linger.String())
 	a.Quit()
+}
+
+// relativeEvery is how often relative times ("5 min ago") are drawn again
+// while a window is shown; with none shown nothing ticks (the UI process
+// then only waits for the node's events and its idle exit). A variable
+// for tests.
+var relativeEvery = time.Minute
+
+// tickRelative starts (on) or stops the redraw of relative times: the
+// thread list, and the Presence window's "last seen", each relativeEvery.
+// UI goroutine.
+func (a *App) tickRelative(on bool) {
+	if !on {
+		if a.relTimer != nil {
+			a.relTimer.Stop()
+			a.relTimer = nil
+		}
+		return
+	}
+	if a.relTimer != nil {
+		return
+	}
+	var tick func()
+	tick = func() {
+		fyne.Do(func() {
+			if a.relTimer == nil {
+				return // stopped meanwhile
+			}
+			a.relTicks++
+			a.main.list.Refresh()
+			if a.presence != nil && a.shown.isShown(a.presence.w) {
+				a.presence.rebuild()
+			}
+			a.relTimer = time.AfterFunc(relativeEvery, tick)
+		})
+	}
+	a.relTimer = time.AfterFunc(relativeEvery, tick)
 }
