@@ -10,7 +10,7 @@ runtime=(dbus dbus-x11 gnome-keyring libsecret-tools)
 # desktop-file-utils, appstream: validate the package's desktop entries and
 # metainfo; librsvg2-bin: draw the scalable icon; make: the package's Makefile;
 # python3-yaml: read the Flatpak manifest.
-testing=(xvfb xauth imagemagick xdotool dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm desktop-file-utils appstream librsvg2-bin make python3-yaml)
+testing=(xvfb xauth imagemagick xdotool xsel dunst xfce4-panel xfconf fonts-dejavu-core systemd iproute2 zsh fish bubblewrap nodejs npm desktop-file-utils appstream librsvg2-bin make python3-yaml)
 # make package: the validators, xz for the tarball.
 package=(desktop-file-utils appstream xz-utils)
 # make cross: the tray app for Windows.

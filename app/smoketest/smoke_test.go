@@ -196,7 +196,7 @@ func TestDisplayUnreachable(t *testing.T) {
 // exits once $AWP_TRAY_UI_LINGER passed without a window, leaving the
 // tray alone; the next click starts a new one.
 func TestUIExitsWhenIdle(t *testing.T) {
-	need(t, "Xvfb", "dbus-daemon", "xdotool")
+	need(t, "Xvfb", "dbus-daemon", "xdotool", "xsel")
 	trayBin, _ := binaries(t)
 	ctx := deadline(t)
 	display, bus, w := desktop(t)
@@ -215,6 +215,33 @@ func TestUIExitsWhenIdle(t *testing.T) {
 	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Copy my invite", "a UI process", func() bool { return procs() == 2 }); err != nil {
 		t.Fatal(err)
 	}
+	// The invite stays pastable: on X11 the clipboard's content lives in
+	// the process that set it, so the UI stays while it holds it.
+	clipboard := func() string {
+		cmd := exec.Command("xsel", "--clipboard", "--output")
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	if err := tr.until(ctx, "the invite on the clipboard", func() bool { return strings.HasPrefix(clipboard(), "awp:") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.until(ctx, "the UI staying for the clipboard", func() bool {
+		return strings.Count(tr.out.String(), "the clipboard holds what this process copied: staying") >= 2
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if procs() != 2 || !strings.HasPrefix(clipboard(), "awp:") {
+		t.Fatalf("two lingers after the copy: %d processes, clipboard %q", procs(), clipboard())
+	}
+	// Another app takes the clipboard: the UI exits at its next linger.
+	other := exec.Command("xsel", "--clipboard", "--input", "--nodetach")
+	other.Env = append(os.Environ(), "DISPLAY="+display)
+	other.Stdin = strings.NewReader("something else")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
 	if err := tr.until(ctx, "the UI process gone", func() bool { return procs() == 1 }); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 # A missing tool fails here rather than skipping its tests unseen.
-for tool in Xvfb dbus-daemon dbus-run-session xdotool import identify dunst xfce4-panel; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "smoke: $tool is missing (scripts/deps.sh test, or apt-get install xvfb dbus xdotool imagemagick dunst xfce4-panel)" >&2; exit 1; }
+for tool in Xvfb dbus-daemon dbus-run-session xdotool xsel import identify dunst xfce4-panel; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "smoke: $tool is missing (scripts/deps.sh test, or apt-get install xvfb dbus xdotool xsel imagemagick dunst xfce4-panel)" >&2; exit 1; }
 done
 mkdir -p build/screenshots
 LANG=${LANG:-C.UTF-8} exec go test -tags smoke -count=1 -v "$@" ./app/smoketest/
