@@ -169,59 +169,8 @@ type Node struct {
 
 // New opens the store and prepares a node; Start runs it.
 func New(cfg Config) (*Node, error) {
-	if cfg.Key.IsZero() {
-		return nil, errors.New("peer: config: no key")
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("peer: config: no data directory")
-	}
-	switch cfg.Accept {
-	case "":
-		cfg.Accept = AcceptAny
-	case AcceptAny, AcceptKnown, AcceptTrusted:
-	default:
-		return nil, fmt.Errorf("peer: config: accept %q: want any, known or trusted", cfg.Accept)
-	}
-	if cfg.Name == "" {
-		cfg.Name = defaultName()
-	}
-	if cfg.ApprovalTimeout == 0 {
-		cfg.ApprovalTimeout = defaultApprovalTimeout
-	}
-	if cfg.HandshakeTimeout == 0 {
-		cfg.HandshakeTimeout = defaultHandshakeTimeout
-	}
-	switch cfg.Presence {
-	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
-	default:
-		return nil, errBadDetail(cfg.Presence)
-	}
-	if err := profile.CheckSandboxMode(cfg.ExecSandbox); err != nil {
-		return nil, fmt.Errorf("peer: config: %w", err)
-	}
-	if cfg.PresenceDebounce == 0 {
-		cfg.PresenceDebounce = presence.Debounce
-	}
-	if cfg.PresenceHeartbeat == 0 {
-		cfg.PresenceHeartbeat = presence.Heartbeat
-	}
-	if cfg.KeepaliveInterval == 0 {
-		cfg.KeepaliveInterval = defaultKeepaliveInterval
-	}
-	if cfg.KeepaliveTimeout == 0 {
-		cfg.KeepaliveTimeout = defaultKeepaliveTimeout
-	}
-	if cfg.Caps == nil {
-		cfg.Caps = DefaultCaps
-	}
-	if cfg.IncompleteBlobAge == 0 {
-		cfg.IncompleteBlobAge = IncompleteBlobAge
-	}
-	if cfg.SweepEvery == 0 {
-		cfg.SweepEvery = sweepEvery
-	}
-	if cfg.Workspace == "" {
-		cfg.Workspace, _ = os.Getwd()
+	if err := cfg.fill(); err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -271,6 +220,65 @@ func New(cfg Config) (*Node, error) {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.commit.init(n)
 	return n, nil
+}
+
+// fill checks c and sets the defaults of the fields left zero.
+func (c *Config) fill() error {
+	if c.Key.IsZero() {
+		return errors.New("peer: config: no key")
+	}
+	if c.DataDir == "" {
+		return errors.New("peer: config: no data directory")
+	}
+	switch c.Accept {
+	case "":
+		c.Accept = AcceptAny
+	case AcceptAny, AcceptKnown, AcceptTrusted:
+	default:
+		return fmt.Errorf("peer: config: accept %q: want any, known or trusted", c.Accept)
+	}
+	if c.Name == "" {
+		c.Name = defaultName()
+	}
+	if c.ApprovalTimeout == 0 {
+		c.ApprovalTimeout = defaultApprovalTimeout
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = defaultHandshakeTimeout
+	}
+	switch c.Presence {
+	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
+	default:
+		return errBadDetail(c.Presence)
+	}
+	if err := profile.CheckSandboxMode(c.ExecSandbox); err != nil {
+		return fmt.Errorf("peer: config: %w", err)
+	}
+	if c.PresenceDebounce == 0 {
+		c.PresenceDebounce = presence.Debounce
+	}
+	if c.PresenceHeartbeat == 0 {
+		c.PresenceHeartbeat = presence.Heartbeat
+	}
+	if c.KeepaliveInterval == 0 {
+		c.KeepaliveInterval = defaultKeepaliveInterval
+	}
+	if c.KeepaliveTimeout == 0 {
+		c.KeepaliveTimeout = defaultKeepaliveTimeout
+	}
+	if c.Caps == nil {
+		c.Caps = DefaultCaps
+	}
+	if c.IncompleteBlobAge == 0 {
+		c.IncompleteBlobAge = IncompleteBlobAge
+	}
+	if c.SweepEvery == 0 {
+		c.SweepEvery = sweepEvery
+	}
+	if c.Workspace == "" {
+		c.Workspace, _ = os.Getwd()
+	}
+	return nil
 }
 
 func defaultName() string {
