@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/tailscale/tailcat"
-	"go4.org/mem"
 	"tailscale.com/tailcfg"
 	tskey "tailscale.com/types/key"
 	"tailscale.com/wgengine/filter"
@@ -128,7 +127,13 @@ func TailcatNodeKey(k key.PrivateKey) tskey.NodePrivate {
 	raw[0] &= 248
 	raw[31] &= 127
 	raw[31] |= 64
-	return tskey.NodePrivateFromRaw32(mem.B(raw[:]))
+	// NodePrivate has no constructor from raw bytes but a deprecated one;
+	// its text form ("privkey:" and hex) carries the same 32 bytes.
+	var nk tskey.NodePrivate
+	if err := nk.UnmarshalText(fmt.Appendf(nil, "privkey:%x", raw)); err != nil {
+		panic("tailcat: node key text: " + err.Error()) // 32 bytes always parse
+	}
+	return nk
 }
 
 // tailcatState is TailcatStateFile.
@@ -196,7 +201,8 @@ func pickRegion(ctx context.Context, dm *tailcfg.DERPMap, id int) (*tailcfg.DERP
 	}
 	ids := make([]int, 0, len(dm.Regions))
 	for id, r := range dm.Regions {
-		if r != nil && !r.Avoid && len(r.Nodes) > 0 {
+		//lint:ignore SA1019 maps still set Avoid; tailscale's netcheck skips both
+		if r != nil && !r.Avoid && !r.NoMeasureNoHome && len(r.Nodes) > 0 {
 			ids = append(ids, id)
 		}
 	}
