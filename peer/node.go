@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/user"
+	"slices"
 	"sync"
 	"time"
 
@@ -397,10 +399,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.closed = true
-	sessions := make([]*session, 0, len(n.sessions))
-	for _, s := range n.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := slices.Collect(maps.Values(n.sessions))
 	n.mu.Unlock()
 
 	n.cancel()
@@ -428,3 +427,19 @@ func (n *Node) isClosed() bool {
 }
 
 func (n *Node) stamp() string { return wire.FormatTime(n.now()) }
+
+// goTracked runs f on a goroutine that Close waits for; once Close has
+// begun (it may be waiting on n.wg already), f does not run.
+func (n *Node) goTracked(f func()) {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return
+	}
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go func() {
+		defer n.wg.Done()
+		f()
+	}()
+}

@@ -41,21 +41,6 @@ type waiter struct {
 // requestWaiters maps the id of a request this node sent to its waiter.
 type requestWaiters map[string]*waiter
 
-// goTracked runs f on a goroutine that Close waits for.
-func (n *Node) goTracked(f func()) {
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
-		return
-	}
-	n.wg.Add(1)
-	n.mu.Unlock()
-	go func() {
-		defer n.wg.Done()
-		f()
-	}()
-}
-
 // onRemoteErr delivers an err line that answers one of this node's requests.
 func (n *Node) onRemoteErr(s *session, e *wire.Err) {
 	if e.Re != "" {
