@@ -128,19 +128,8 @@ func (w *approvalsWindow) showOnly() {
 func newApprovalsWindow(a *App) *approvalsWindow {
 	w := &approvalsWindow{a: a, w: a.fa.NewWindow("AWP: Approvals"), decided: map[string]bool{}, readWhole: map[string]bool{},
 		row: -1, clock: newArmClock()}
-	w.list = widget.NewList(
-		func() int { return len(w.pending) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= 0 && id < len(w.pending) {
-				o.(*widget.Label).SetText(w.rowText(w.pending[id]))
-			}
-		},
-	)
+	w.list = newTextList(func() int { return len(w.pending) },
+		func(i int) string { return w.rowText(w.pending[i]) })
 	w.list.OnSelected = func(id widget.ListItemID) {
 		w.row = id
 		if !w.syncing && id >= 0 && id < len(w.pending) {

@@ -51,19 +51,8 @@ func (w *approvalsWindow) newGrantsTab() fyne.CanvasObject {
 // newHistoryTab makes the tab of the requests decided (or timed out) since
 // the node started.
 func (w *approvalsWindow) newHistoryTab() fyne.CanvasObject {
-	w.histList = widget.NewList(
-		func() int { return len(w.history) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= 0 && id < len(w.history) {
-				o.(*widget.Label).SetText(render.HistoryLine(w.history[id], w.clock.Now(), nil))
-			}
-		},
-	)
+	w.histList = newTextList(func() int { return len(w.history) },
+		func(i int) string { return render.HistoryLine(w.history[i], w.clock.Now(), nil) })
 	w.histList.OnSelected = func(id widget.ListItemID) { w.histList.Unselect(id) }
 	w.noHistory = widget.NewLabel("No request has been decided since AWP started.")
 	w.noHistory.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
@@ -176,4 +165,20 @@ func (w *approvalsWindow) revokeNow(g Backend, id string) {
 		}
 		w.a.refresh(dirtyApprovals)
 	})
+}
+
+// newTextList makes a list with one truncated label a row: n gives the
+// number of rows, text the text of row i.
+func newTextList(n func() int, text func(i int) string) *widget.List {
+	return widget.NewList(n,
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= 0 && id < n() {
+				o.(*widget.Label).SetText(text(id))
+			}
+		})
 }
