@@ -271,31 +271,8 @@ func (w *memWatch) finish() string {
 }
 
 // peakRSSMB reads this process's peak resident set (VmHWM) in MiB.
-func peakRSSMB() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	return parseVmHWM(f)
-}
+func peakRSSMB() float64 { return procStatusMB("VmHWM:") }
 
-func parseVmHWM(r io.Reader) float64 {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return 0
-		}
-		return kb / 1024
-	}
-	return 0
-}
+// parseVmHWM reads the peak resident set (VmHWM) in MiB from a
+// /proc/PID/status text.
+func parseVmHWM(r io.Reader) float64 { return parseStatusMB(r, "VmHWM:") }
