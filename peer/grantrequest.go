@@ -186,3 +186,10 @@ func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Dur
 	}
 	return g.Raw, nil
 }
+
+// Mime types of grant requests and their answers (docs/protocol/grants.md).
+const (
+	MimeGrant        = grant.Mime
+	MimeGrantRequest = "application/vnd.awp.grant-request+json"
+	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
+)

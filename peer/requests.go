@@ -16,13 +16,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Mime types of grant requests and their answers (docs/protocol/grants.md).
-const (
-	MimeGrant        = grant.Mime
-	MimeGrantRequest = "application/vnd.awp.grant-request+json"
-	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
-)
-
 // answer is what a request this node sent got back.
 type answer struct {
 	mime string
