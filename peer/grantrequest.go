@@ -12,6 +12,13 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
+// Mime types of grant requests and their answers (docs/protocol/grants.md).
+const (
+	MimeGrant        = grant.Mime
+	MimeGrantRequest = "application/vnd.awp.grant-request+json"
+	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
+)
+
 // answerGrantRequest answers grant request j with a part of mime and data v.
 func (n *Node) answerGrantRequest(j *reqJob, mime string, v any) {
 	var b []byte
@@ -186,10 +193,3 @@ func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Dur
 	}
 	return g.Raw, nil
 }
-
-// Mime types of grant requests and their answers (docs/protocol/grants.md).
-const (
-	MimeGrant        = grant.Mime
-	MimeGrantRequest = "application/vnd.awp.grant-request+json"
-	MimeGrantDenied  = "application/vnd.awp.grant-denied+json"
-)
