@@ -13,36 +13,11 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
 // AllowFor is how long "Allow … for 1 hour" grants.
 const AllowFor = render.AllowFor
-
-// armDelay is how long the decision buttons stay disabled after what the
-// prompt shows changed: another request in the pane, or the window brought
-// forward. A click aimed at what was there before, or the second click of
-// a double click, must not decide a request the person has not looked at.
-// One second is the delay Firefox puts on its download and add-on prompts
-// (security.dialog_enable_delay) for the same reason.
-const armDelay = time.Second
-
-// armClock is the Approvals window's time: Now, and AfterFunc, which runs
-// f on the UI goroutine after d. Tests replace it (newArmClock).
-type armClock interface {
-	Now() time.Time
-	AfterFunc(d time.Duration, f func())
-}
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
-
-func (wallClock) AfterFunc(d time.Duration, f func()) { time.AfterFunc(d, func() { fyne.Do(f) }) }
-
-// newArmClock gives each Approvals window its clock.
-var newArmClock = func() armClock { return wallClock{} }
 
 // approvalsWindow lists pending requests and shows the one the person
 // selected in full, with the choices render.Choices gives for it. Nothing
@@ -90,114 +65,6 @@ type approvalsWindow struct {
 	history   []peer.ApprovalRecord // decided since the node started, newest first
 	noHistory *widget.Label
 	tabs      *container.AppTabs
-}
-
-// GrantLine is an issued grant's row text in the Approvals window: to
-// whom, what, and until when (or that it expired or was revoked).
-func GrantLine(g peer.GrantInfo, name func(string) string, loc *time.Location) string {
-	gr, err := grant.Parse(g.Grant)
-	if err != nil {
-		return g.ID + " (unreadable)"
-	}
-	who := render.ShortKey(gr.Sub.String())
-	if name != nil {
-		who = name(gr.Sub.String())
-	}
-	if loc == nil {
-		loc = time.Local
-	}
-	s := fmt.Sprintf("%s: %s", who, strings.Join(gr.Caps, ", "))
-	if len(gr.On) > 0 {
-		var on []string
-		for _, k := range gr.On {
-			if k == gr.Iss {
-				on = append(on, "this peer") // I issued it: on my key
-			} else if name != nil {
-				on = append(on, name(k.String()))
-			} else {
-				on = append(on, render.ShortKey(k.String()))
-			}
-		}
-		s += " on " + strings.Join(on, ", ")
-	}
-	switch {
-	case g.Revoked:
-		s += " · revoked"
-	case g.Expired:
-		s += " · expired " + gr.Exp.In(loc).Format("2006-01-02 15:04")
-	default:
-		s += " · until " + gr.Exp.In(loc).Format("2006-01-02 15:04")
-	}
-	if gr.Note != "" {
-		s += " · " + grantNote(gr.Note)
-	}
-	return s
-}
-
-// grantNote is a grant's note as the window shows it: grants approved
-// before durations were written in words say "approved for 1h0m0s",
-// which reads "approved for 1 hour" here.
-func grantNote(note string) string {
-	const approved = "approved for "
-	if rest, ok := strings.CutPrefix(note, approved); ok {
-		if d, err := time.ParseDuration(rest); err == nil && d > 0 {
-			return approved + render.Duration(d)
-		}
-	}
-	return note
-}
-
-// setHistory shows what became of the requests decided since the node
-// started, newest first. UI goroutine.
-func (w *approvalsWindow) setHistory(h []peer.ApprovalRecord) {
-	w.history = h
-	if len(h) == 0 {
-		w.noHistory.Show()
-	} else {
-		w.noHistory.Hide()
-	}
-	w.histList.Refresh()
-}
-
-// setGrants shows the grants this node issued. UI goroutine.
-func (w *approvalsWindow) setGrants(all []peer.GrantInfo) {
-	w.grants = w.grants[:0]
-	for _, g := range all {
-		if g.Issued {
-			w.grants = append(w.grants, g)
-		}
-	}
-	if len(w.grants) == 0 {
-		w.noGrants.Show()
-	} else {
-		w.noGrants.Hide()
-	}
-	w.grantList.Refresh()
-}
-
-// revoke stops honoring grant id after a confirmation.
-func (w *approvalsWindow) revoke(id string) {
-	g := w.a.backend()
-	if g == nil {
-		return
-	}
-	dialog.ShowConfirm("Stop honoring this grant?",
-		"Requests carrying it will need your approval again. The holder keeps the signed grant, but this peer no longer accepts it.",
-		func(yes bool) {
-			if yes {
-				w.revokeNow(g, id)
-			}
-		}, w.w)
-}
-
-// revokeNow revokes grant id off the UI goroutine.
-func (w *approvalsWindow) revokeNow(g Backend, id string) {
-	w.a.background(func() {
-		if err := g.RevokeGrant(id); err != nil {
-			fyne.Do(func() { dialog.ShowError(err, w.w) })
-		}
-		w.a.refresh(dirtyApprovals)
-	})
 }
 
 func (a *App) showApprovals() {
@@ -261,19 +128,8 @@ func (w *approvalsWindow) showOnly() {
 func newApprovalsWindow(a *App) *approvalsWindow {
 	w := &approvalsWindow{a: a, w: a.fa.NewWindow("AWP: Approvals"), decided: map[string]bool{}, readWhole: map[string]bool{},
 		row: -1, clock: newArmClock()}
-	w.list = widget.NewList(
-		func() int { return len(w.pending) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= 0 && id < len(w.pending) {
-				o.(*widget.Label).SetText(w.rowText(w.pending[id]))
-			}
-		},
-	)
+	w.list = newTextList(func() int { return len(w.pending) },
+		func(i int) string { return w.rowText(w.pending[i]) })
 	w.list.OnSelected = func(id widget.ListItemID) {
 		w.row = id
 		if !w.syncing && id >= 0 && id < len(w.pending) {
@@ -304,52 +160,9 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	split := container.NewHSplit(w.list, container.NewStack(w.empty, w.detail))
 	split.Offset = 0.3
 
-	w.grantList = widget.NewList(
-		func() int { return len(w.grants) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return container.NewBorder(nil, nil, nil, widget.NewButton("Revoke", nil), l)
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < 0 || id >= len(w.grants) {
-				return
-			}
-			g := w.grants[id]
-			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(GrantLine(g, w.a.main.name, nil))
-			b := c.Objects[1].(*widget.Button)
-			b.OnTapped = func() { w.revoke(g.ID) }
-			if g.Revoked || g.Expired {
-				b.Disable()
-			} else {
-				b.Enable()
-			}
-		},
-	)
-	w.noGrants = widget.NewLabel("You have not issued any grant.")
-	w.noGrants.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
-	grants := container.NewStack(w.noGrants, w.grantList)
-
-	w.histList = widget.NewList(
-		func() int { return len(w.history) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= 0 && id < len(w.history) {
-				o.(*widget.Label).SetText(render.HistoryLine(w.history[id], w.clock.Now(), nil))
-			}
-		},
-	)
-	w.histList.OnSelected = func(id widget.ListItemID) { w.histList.Unselect(id) }
-	w.noHistory = widget.NewLabel("No request has been decided since AWP started.")
-	w.noHistory.TextStyle.Italic = true // helper text in the foreground colour: LowImportance is the disabled colour, 1.3:1 (light) and 1.5:1 (dark)
 	w.tabs = container.NewAppTabs(
-		container.NewTabItem("Decided", container.NewStack(w.noHistory, w.histList)),
-		container.NewTabItem("Grants I issued", grants))
+		container.NewTabItem("Decided", w.newHistoryTab()),
+		container.NewTabItem("Grants I issued", w.newGrantsTab()))
 	outer := container.NewVSplit(split, w.tabs)
 	outer.Offset = 0.7
 	w.w.SetContent(outer)
@@ -468,27 +281,6 @@ func (w *approvalsWindow) selectRow(i int) {
 	w.row = i
 }
 
-// rearm disables the decision buttons for armDelay from now.
-func (w *approvalsWindow) rearm() {
-	w.armed = false
-	w.shownAt = w.clock.Now()
-	w.gen++
-	gen := w.gen
-	w.clock.AfterFunc(armDelay, func() {
-		if w.gen == gen {
-			w.armed = true
-			w.render()
-		}
-	})
-}
-
-// armedNow reports whether the buttons may act: armDelay passed since the
-// pane last changed (checked on the clock too, should a tap come before
-// the timer).
-func (w *approvalsWindow) armedNow() bool {
-	return w.armed && !w.clock.Now().Before(w.shownAt.Add(armDelay))
-}
-
 // render builds the pane from the request with id w.cur, or the empty
 // pane. Every widget that shows something of the request is made here.
 func (w *approvalsWindow) render() {
@@ -559,33 +351,6 @@ func (w *approvalsWindow) render() {
 	w.empty.Hide()
 	w.detail.Show()
 	w.detail.Refresh() // lay out the new rows and buttons now
-}
-
-// showCountdown shows how long is left to answer the request in the pane,
-// and keeps a tick going while any request waits (the list's rows count
-// down too). UI goroutine.
-func (w *approvalsWindow) showCountdown() {
-	req := w.find(w.cur)
-	if req == nil {
-		w.countdown.SetText("")
-	} else if dl, ok := render.ParseTime(req.Deadline); ok {
-		if left := render.Countdown(dl, w.clock.Now()); dl.After(w.clock.Now()) {
-			w.countdown.SetText(left + " to answer, then it is denied")
-		} else {
-			w.countdown.SetText("Time is up: the request is being denied.")
-		}
-	} else {
-		w.countdown.SetText("")
-	}
-	if w.ticking || len(w.pending) == 0 {
-		return
-	}
-	w.ticking = true
-	w.clock.AfterFunc(time.Second, func() {
-		w.ticking = false
-		w.list.Refresh()
-		w.showCountdown()
-	})
 }
 
 // emptyText is what the pane says when no request is shown.

@@ -169,14 +169,7 @@ func (rr *threadRowRenderer) Layout(size fyne.Size) {
 	big, small := textSizes(th)
 	pad := th.Size(theme.SizeNameInnerPadding)
 
-	top := (size.Height - rowAvatar) / 2
-	rr.avatar.Move(fyne.NewPos(pad, top))
-	rr.avatar.Resize(fyne.NewSquareSize(rowAvatar))
-	ih := fyne.MeasureText("M", big, rr.initial.TextStyle).Height
-	rr.initial.Move(fyne.NewPos(pad, top+(rowAvatar-ih)/2))
-	rr.initial.Resize(fyne.NewSize(rowAvatar, ih))
-	rr.dot.Move(fyne.NewPos(pad+rowAvatar-rowDot+1, top+rowAvatar-rowDot+1))
-	rr.dot.Resize(fyne.NewSquareSize(rowDot))
+	rr.layoutAvatar(pad, (size.Height-rowAvatar)/2, big)
 
 	left := pad + rowAvatar + pad
 	right := size.Width - pad
@@ -194,14 +187,42 @@ func (rr *threadRowRenderer) Layout(size fyne.Size) {
 	rr.title.Resize(fyne.NewSize(right-ww-pad-left, h1))
 
 	// Line 2, from the end: the pill, the chips, then the preview.
-	x := right
+	x := rr.layoutPill(right, y2, h2, small, pad)
+	x = rr.layoutChips(x, (x-left)/2, y2, h2)
+	line := r.Who
+	if r.Preview != "" {
+		line += " — " + r.Preview
+	}
+	if r.Offline {
+		line = r.Who + " (offline)" + line[len(r.Who):]
+	}
+	rr.preview.Text = fit(line, x-pad-left, small, rr.preview.TextStyle)
+	rr.preview.Move(fyne.NewPos(left, y2))
+	rr.preview.Resize(fyne.NewSize(max(0, x-pad-left), h2))
+}
+
+// layoutAvatar places the avatar circle, its initial and the online dot at
+// (pad, top).
+func (rr *threadRowRenderer) layoutAvatar(pad, top, big float32) {
+	rr.avatar.Move(fyne.NewPos(pad, top))
+	rr.avatar.Resize(fyne.NewSquareSize(rowAvatar))
+	ih := fyne.MeasureText("M", big, rr.initial.TextStyle).Height
+	rr.initial.Move(fyne.NewPos(pad, top+(rowAvatar-ih)/2))
+	rr.initial.Resize(fyne.NewSize(rowAvatar, ih))
+	rr.dot.Move(fyne.NewPos(pad+rowAvatar-rowDot+1, top+rowAvatar-rowDot+1))
+	rr.dot.Resize(fyne.NewSquareSize(rowDot))
+}
+
+// layoutPill places the unread pill so that it ends at x on the second
+// line (at y, h high), or hides it, and returns where the line's rest ends.
+func (rr *threadRowRenderer) layoutPill(x, y, h, small, pad float32) float32 {
 	if rr.count.Text != "" {
-		cw := max(fyne.MeasureText(rr.count.Text, small, rr.count.TextStyle).Width+12, h2+2)
+		cw := max(fyne.MeasureText(rr.count.Text, small, rr.count.TextStyle).Width+12, h+2)
 		x -= cw
-		rr.pill.Move(fyne.NewPos(x, y2))
-		rr.pill.Resize(fyne.NewSize(cw, h2))
-		rr.count.Move(fyne.NewPos(x, y2))
-		rr.count.Resize(fyne.NewSize(cw, h2))
+		rr.pill.Move(fyne.NewPos(x, y))
+		rr.pill.Resize(fyne.NewSize(cw, h))
+		rr.count.Move(fyne.NewPos(x, y))
+		rr.count.Resize(fyne.NewSize(cw, h))
 		rr.pill.Show()
 		rr.count.Show()
 		x -= pad
@@ -209,8 +230,14 @@ func (rr *threadRowRenderer) Layout(size fyne.Size) {
 		rr.pill.Hide()
 		rr.count.Hide()
 	}
-	// Chips get at most half the line; the preview keeps the rest.
-	budget := (x - left) / 2
+	return x
+}
+
+// layoutChips places the state chips right to left so that they end at x
+// on the second line, within budget (chips get at most half the line; the
+// preview keeps the rest), hides those that do not fit, and returns where
+// the preview ends.
+func (rr *threadRowRenderer) layoutChips(x, budget, y, h float32) float32 {
 	for i := len(rr.chipBG) - 1; i >= 0; i-- {
 		tx, bg := rr.chipText[i], rr.chipBG[i]
 		if tx.Text == "" {
@@ -226,24 +253,15 @@ func (rr *threadRowRenderer) Layout(size fyne.Size) {
 		}
 		budget -= tw + 8 + 4
 		x -= tw + 8
-		bg.Move(fyne.NewPos(x, y2))
-		bg.Resize(fyne.NewSize(tw+8, h2))
-		tx.Move(fyne.NewPos(x+4, y2+(h2-fyne.MeasureText("Mg", tx.TextSize, tx.TextStyle).Height)/2))
-		tx.Resize(fyne.NewSize(tw, h2))
+		bg.Move(fyne.NewPos(x, y))
+		bg.Resize(fyne.NewSize(tw+8, h))
+		tx.Move(fyne.NewPos(x+4, y+(h-fyne.MeasureText("Mg", tx.TextSize, tx.TextStyle).Height)/2))
+		tx.Resize(fyne.NewSize(tw, h))
 		tx.Show()
 		bg.Show()
 		x -= 4
 	}
-	line := r.Who
-	if r.Preview != "" {
-		line += " — " + r.Preview
-	}
-	if r.Offline {
-		line = r.Who + " (offline)" + line[len(r.Who):]
-	}
-	rr.preview.Text = fit(line, x-pad-left, small, rr.preview.TextStyle)
-	rr.preview.Move(fyne.NewPos(left, y2))
-	rr.preview.Resize(fyne.NewSize(max(0, x-pad-left), h2))
+	return x
 }
 
 // fit cuts s with an ellipsis so it is at most w wide in the given size

@@ -195,3 +195,32 @@ type Approver interface {
 type GrantDenied struct {
 	Reason string `json:"reason"`
 }
+
+// GrantRequest is the data of a grant request (docs/protocol/grants.md). On is
+// nil when the request has no "on", and non-nil (maybe empty) when it has one.
+type GrantRequest struct {
+	Caps   []string `json:"caps"`
+	Sub    string   `json:"sub,omitempty"`
+	On     []string `json:"on,omitzero"`
+	TTL    int64    `json:"ttl,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+}
+
+// GrantInfo is a stored grant for listings.
+type GrantInfo struct {
+	ID      string          `json:"id"`
+	Grant   json.RawMessage `json:"grant"`
+	Issued  bool            `json:"issued"`
+	Revoked bool            `json:"revoked"`
+	Expired bool            `json:"expired"`
+	Exp     string          `json:"exp"`
+}
+
+// PresenceInfo is one entry of the presence table, as `awp presence --json`
+// prints it.
+type PresenceInfo struct {
+	Doc      json.RawMessage `json:"doc"`
+	Hops     int             `json:"hops"`
+	Received string          `json:"received"`
+	From     string          `json:"from"`
+}

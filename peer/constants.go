@@ -329,8 +329,8 @@ const (
 	diskRecheckBytes = 8 << 20
 )
 
-// Requests, approvals and grants (request_in.go, approvals.go,
-// grantstore.go). Requests found in received msgs (profile requests and
+// Requests, approvals and grants (requests.go, grantrequest.go,
+// approvals.go, grantstore.go). Requests found in received msgs (profile requests and
 // grant requests) are bounded three ways, so that a peer, or many
 // throwaway keys, cannot turn one cheap line into unbounded work: per
 // msg, waiting for a worker, and waiting for a person.

@@ -194,11 +194,7 @@ func (t *trustSet) set(k key.PublicKey, trusted bool) {
 // that is no grant at all is kept as it is (and never honored).
 func (n *Node) loadGrants() error {
 	n.grants.init()
-	type move struct {
-		from string
-		rec  *store.GrantRec
-	}
-	var moves []move
+	var moves []grantMove
 	err := n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
 			if p.Trusted {
@@ -221,7 +217,7 @@ func (n *Node) loadGrants() error {
 			if id := g.ID(); id != r.ID {
 				from := r.ID
 				r.ID, r.Raw = id, canon
-				moves = append(moves, move{from, r})
+				moves = append(moves, grantMove{from, r})
 			}
 			return true
 		})
@@ -230,30 +226,8 @@ func (n *Node) loadGrants() error {
 	if err != nil {
 		return err
 	}
-	if len(moves) > 0 {
-		err = n.db.Update(func(tx *store.Tx) error {
-			for _, mv := range moves {
-				if err := tx.DeleteGrant(mv.from); err != nil {
-					return err
-				}
-				r := mv.rec
-				if have, ok := tx.Grant(r.ID); ok {
-					r.Revoked = r.Revoked || have.Revoked
-					r.Issued = r.Issued || have.Issued
-					if !have.Stored.IsZero() && (r.Stored.IsZero() || have.Stored.Before(r.Stored)) {
-						r.Stored = have.Stored
-					}
-				}
-				if err := tx.PutGrant(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("peer: migrate grants: %w", err)
-		}
-		n.log.Info("stored grants moved to their canonical identity", "records", len(moves))
+	if err := n.moveGrants(moves); err != nil {
+		return err
 	}
 	now := n.now()
 	return n.db.View(func(tx *store.Tx) error {
@@ -277,6 +251,46 @@ func (n *Node) loadGrants() error {
 		})
 		return nil
 	})
+}
+
+// grantMove is a stored grant record to move from the id it was stored
+// under to its identity (rec.ID).
+type grantMove struct {
+	from string
+	rec  *store.GrantRec
+}
+
+// moveGrants stores each record of moves under its grant's identity, merged
+// with a record already there (revoked or issued when either was; the
+// earlier stored time), in one transaction.
+func (n *Node) moveGrants(moves []grantMove) error {
+	if len(moves) == 0 {
+		return nil
+	}
+	err := n.db.Update(func(tx *store.Tx) error {
+		for _, mv := range moves {
+			if err := tx.DeleteGrant(mv.from); err != nil {
+				return err
+			}
+			r := mv.rec
+			if have, ok := tx.Grant(r.ID); ok {
+				r.Revoked = r.Revoked || have.Revoked
+				r.Issued = r.Issued || have.Issued
+				if !have.Stored.IsZero() && (r.Stored.IsZero() || have.Stored.Before(r.Stored)) {
+					r.Stored = have.Stored
+				}
+			}
+			if err := tx.PutGrant(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("peer: migrate grants: %w", err)
+	}
+	n.log.Info("stored grants moved to their canonical identity", "records", len(moves))
+	return nil
 }
 
 // take uses one of the line's MaxGrantsPerLine; false when none is left.
@@ -427,16 +441,6 @@ func (n *Node) keepHonored(g *grant.Grant) {
 	if err != nil {
 		n.log.Error("store honored grant", "err", err)
 	}
-}
-
-// GrantInfo is a stored grant for listings.
-type GrantInfo struct {
-	ID      string          `json:"id"`
-	Grant   json.RawMessage `json:"grant"`
-	Issued  bool            `json:"issued"`
-	Revoked bool            `json:"revoked"`
-	Expired bool            `json:"expired"`
-	Exp     string          `json:"exp"`
 }
 
 // Grants lists stored grants (issued by me and received).

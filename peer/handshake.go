@@ -105,64 +105,21 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 	// connection that sends none holds its slot HelloTimeout at most.
 	helloBy := start.Add(min(HelloTimeout, n.cfg.HandshakeTimeout))
 	_ = c.SetReadDeadline(helloBy)
-	r := wire.NewReader(c)
-	hw := newHSWriter(c)
+	h := &hsConn{n: n, c: c, r: wire.NewReader(c), hw: newHSWriter(c)}
 	finished := false
 	defer func() {
 		if !finished {
-			hw.finish()
+			h.hw.finish()
 			c.Close()
 		}
 	}()
-	fail := func(code, msg, re string) error {
-		e := wire.NewErr(n.ids.New(), n.stamp(), code, msg, re, "")
-		if b, err := wire.Encode(e); err == nil {
-			_ = c.SetWriteDeadline(time.Now().Add(goodbyeTimeout))
-			hw.send(b)
-		}
-		return &HandshakeError{Code: code, Msg: msg}
-	}
-	read := func() (wire.Frame, error) {
-		raw, err := r.ReadLine()
-		if err != nil {
-			var ne net.Error
-			var de *wire.DecodeError
-			switch {
-			case errors.As(err, &ne) && ne.Timeout():
-				return nil, fail(wire.CodeTimeout, "handshake not completed in time", "")
-			case errors.Is(err, wire.ErrTooLong):
-				return nil, fail(wire.CodeBadFrame, "line over 1 MiB", "")
-			case errors.As(err, &de):
-				return nil, fail(de.Code, de.Msg, "")
-			}
-			return nil, fmt.Errorf("peer: handshake: read: %w", err)
-		}
-		f, err := wire.Decode(raw)
-		if err != nil {
-			var de *wire.DecodeError
-			if errors.As(err, &de) {
-				switch de.Code {
-				case wire.CodeBadFrame, wire.CodeBadHello:
-					return nil, fail(de.Code, de.Msg, de.ID)
-				}
-				return nil, fail(wire.CodeUnauthenticated, "malformed "+de.T+" line before authentication", de.ID)
-			}
-			return nil, fail(wire.CodeBadFrame, err.Error(), "")
-		}
-		if e, ok := f.(*wire.Err); ok {
-			return nil, &HandshakeError{Code: e.Code, Msg: e.Msg, Remote: true}
-		}
-		return f, nil
-	}
 
 	// hello, both ways at once.
-	hello := wire.NewHello(n.ids.New(), n.stamp(), n.pub, n.cfg.Name, n.cfg.About, n.cfg.Caps, n.advertised())
-	myRaw, err := wire.Encode(hello)
+	myRaw, err := h.send(wire.NewHello(n.ids.New(), n.stamp(), n.pub, n.cfg.Name, n.cfg.About, n.cfg.Caps, n.advertised()))
 	if err != nil {
 		return nil, err
 	}
-	hw.send(myRaw)
-	f, err := read()
+	f, err := h.read()
 	if err != nil {
 		return nil, err
 	}
@@ -170,77 +127,177 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 	if slot != nil {
 		slot.stage.Store(hsHello)
 	}
-	ph, ok := f.(*wire.Hello)
-	if !ok {
-		return nil, fail(wire.CodeUnauthenticated, "expected hello, got "+f.Header().T, f.Header().ID)
-	}
-	pk, err := ph.CheckHello()
-	switch {
-	case errors.Is(err, wire.ErrUnsupportedVersion):
-		return nil, fail(wire.CodeUnsupportedVersion, err.Error(), ph.ID)
-	case err != nil:
-		return nil, fail(wire.CodeBadHello, err.Error(), ph.ID)
-	case pk == n.pub:
-		return nil, fail(wire.CodeSelf, "hello carries my own key", ph.ID)
+	ph, pk, err := h.checkHello(f)
+	if err != nil {
+		return nil, err
 	}
 
 	// auth, both ways.
-	auth := &wire.Auth{Sig: n.priv.SignText(wire.AuthMessage(myRaw, ph.Raw()))}
-	auth.T, auth.ID, auth.TS = wire.TypeAuth, n.ids.New(), n.stamp()
-	ab, err := wire.Encode(auth)
-	if err != nil {
+	if err := h.auth(myRaw, ph, pk); err != nil {
 		return nil, err
-	}
-	hw.send(ab)
-	f, err = read()
-	if err != nil {
-		return nil, err
-	}
-	pa, ok := f.(*wire.Auth)
-	if !ok {
-		return nil, fail(wire.CodeUnauthenticated, "expected auth, got "+f.Header().T, f.Header().ID)
-	}
-	if !pk.VerifyText(wire.AuthMessage(ph.Raw(), myRaw), pa.Sig) {
-		return nil, fail(wire.CodeAuthFailed, "auth signature does not verify", pa.ID)
 	}
 	if slot != nil {
 		slot.stage.Store(hsAuthed)
 	}
 	if tk, ok := transport.TunnelPeer(c); ok && tk != pk {
-		return nil, fail(wire.CodeNotAllowed, "hello key is not the tunnel's WireGuard peer", ph.ID)
+		return nil, h.fail(wire.CodeNotAllowed, "hello key is not the tunnel's WireGuard peer", ph.ID)
 	}
 	if dialAddr == "" {
 		if why := n.refuse(pk); why != "" {
-			return nil, fail(wire.CodeNotAllowed, why, ph.ID)
+			return nil, h.fail(wire.CodeNotAllowed, why, ph.ID)
 		}
 	}
 
 	// resume, both ways.
+	pr, early, err := h.resume(pk)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.hw.finish(); err != nil {
+		finished = true
+		c.Close()
+		return nil, fmt.Errorf("peer: handshake: write: %w", err)
+	}
+	finished = true
+	_ = c.SetDeadline(time.Time{})
+	s := newSession(n, c, h.r, pk, ph, pr, dialAddr, early)
+	s.hsDur = time.Since(start)
+	return s, nil
+}
+
+// hsConn is one connection during its handshake: the reader, the writer,
+// and how a failure is answered.
+type hsConn struct {
+	n  *Node
+	c  net.Conn
+	r  *wire.Reader
+	hw *hsWriter
+}
+
+// fail sends the err line for code and msg (answering re, when known) and
+// returns the *HandshakeError to report.
+func (h *hsConn) fail(code, msg, re string) error {
+	e := wire.NewErr(h.n.ids.New(), h.n.stamp(), code, msg, re, "")
+	if b, err := wire.Encode(e); err == nil {
+		_ = h.c.SetWriteDeadline(time.Now().Add(goodbyeTimeout))
+		h.hw.send(b)
+	}
+	return &HandshakeError{Code: code, Msg: msg}
+}
+
+// send encodes f and queues it, returning the encoded line.
+func (h *hsConn) send(f wire.Frame) ([]byte, error) {
+	b, err := wire.Encode(f)
+	if err != nil {
+		return nil, err
+	}
+	h.hw.send(b)
+	return b, nil
+}
+
+// read reads the next line. A line that cannot be read or decoded is
+// answered with the err the spec names; an err from the peer becomes a
+// remote *HandshakeError.
+func (h *hsConn) read() (wire.Frame, error) {
+	raw, err := h.r.ReadLine()
+	if err != nil {
+		var ne net.Error
+		var de *wire.DecodeError
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			return nil, h.fail(wire.CodeTimeout, "handshake not completed in time", "")
+		case errors.Is(err, wire.ErrTooLong):
+			return nil, h.fail(wire.CodeBadFrame, "line over 1 MiB", "")
+		case errors.As(err, &de):
+			return nil, h.fail(de.Code, de.Msg, "")
+		}
+		return nil, fmt.Errorf("peer: handshake: read: %w", err)
+	}
+	f, err := wire.Decode(raw)
+	if err != nil {
+		var de *wire.DecodeError
+		if errors.As(err, &de) {
+			switch de.Code {
+			case wire.CodeBadFrame, wire.CodeBadHello:
+				return nil, h.fail(de.Code, de.Msg, de.ID)
+			}
+			return nil, h.fail(wire.CodeUnauthenticated, "malformed "+de.T+" line before authentication", de.ID)
+		}
+		return nil, h.fail(wire.CodeBadFrame, err.Error(), "")
+	}
+	if e, ok := f.(*wire.Err); ok {
+		return nil, &HandshakeError{Code: e.Code, Msg: e.Msg, Remote: true}
+	}
+	return f, nil
+}
+
+// checkHello checks that f, the peer's first line, is a valid hello from
+// another key, and returns it with that key.
+func (h *hsConn) checkHello(f wire.Frame) (*wire.Hello, key.PublicKey, error) {
+	ph, ok := f.(*wire.Hello)
+	if !ok {
+		return nil, key.PublicKey{}, h.fail(wire.CodeUnauthenticated, "expected hello, got "+f.Header().T, f.Header().ID)
+	}
+	pk, err := ph.CheckHello()
+	switch {
+	case errors.Is(err, wire.ErrUnsupportedVersion):
+		return nil, pk, h.fail(wire.CodeUnsupportedVersion, err.Error(), ph.ID)
+	case err != nil:
+		return nil, pk, h.fail(wire.CodeBadHello, err.Error(), ph.ID)
+	case pk == h.n.pub:
+		return nil, pk, h.fail(wire.CodeSelf, "hello carries my own key", ph.ID)
+	}
+	return ph, pk, nil
+}
+
+// auth sends this node's auth over both hellos (myRaw, then the peer's ph)
+// and checks the peer's auth against pk.
+func (h *hsConn) auth(myRaw []byte, ph *wire.Hello, pk key.PublicKey) error {
+	auth := &wire.Auth{Sig: h.n.priv.SignText(wire.AuthMessage(myRaw, ph.Raw()))}
+	auth.T, auth.ID, auth.TS = wire.TypeAuth, h.n.ids.New(), h.n.stamp()
+	if _, err := h.send(auth); err != nil {
+		return err
+	}
+	f, err := h.read()
+	if err != nil {
+		return err
+	}
+	pa, ok := f.(*wire.Auth)
+	if !ok {
+		return h.fail(wire.CodeUnauthenticated, "expected auth, got "+f.Header().T, f.Header().ID)
+	}
+	if !pk.VerifyText(wire.AuthMessage(ph.Raw(), myRaw), pa.Sig) {
+		return h.fail(wire.CodeAuthFailed, "auth signature does not verify", pa.ID)
+	}
+	return nil
+}
+
+// resume sends what this node has seen from pk and reads until the peer's
+// resume, keeping the content lines that arrive before it (early) for the
+// session.
+func (h *hsConn) resume(pk key.PublicKey) (*wire.Resume, []wire.Frame, error) {
 	var seen map[string]string
-	_ = n.db.View(func(tx *store.Tx) error {
+	_ = h.n.db.View(func(tx *store.Tx) error {
 		seen = tx.SeenMap(pk)
 		return nil
 	})
 	res := &wire.Resume{Seen: seen}
-	res.T, res.ID, res.TS = wire.TypeResume, n.ids.New(), n.stamp()
-	rb, err := wire.Encode(res)
-	if err != nil {
-		return nil, err
+	res.T, res.ID, res.TS = wire.TypeResume, h.n.ids.New(), h.n.stamp()
+	if _, err := h.send(res); err != nil {
+		return nil, nil, err
 	}
-	hw.send(rb)
 	var early []wire.Frame
 	earlyBytes := 0
-	var pr *wire.Resume
-	for pr == nil {
-		f, err = read()
+	for {
+		f, err := h.read()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch f := f.(type) {
 		case *wire.Resume:
-			pr = f
+			return f, early, nil
 		case *wire.Hello, *wire.Auth:
-			return nil, fail(wire.CodeBadFrame, "second "+f.Header().T, f.Header().ID)
+			return nil, nil, h.fail(wire.CodeBadFrame, "second "+f.Header().T, f.Header().ID)
 		default:
 			// Kept until the session runs: at most maxEarlyLines lines and
 			// maxEarlyBytes (64 lines of 1 MiB in each of the handshakes
@@ -250,21 +307,11 @@ func (n *Node) handshakeSlot(c net.Conn, dialAddr string, slot *hsSlot) (*sessio
 				earlyBytes += len(c.Data)
 			}
 			if len(early) >= maxEarlyLines || earlyBytes > maxEarlyBytes {
-				return nil, fail(wire.CodeBadFrame, "no resume after auth", "")
+				return nil, nil, h.fail(wire.CodeBadFrame, "no resume after auth", "")
 			}
 			early = append(early, f)
 		}
 	}
-	if err := hw.finish(); err != nil {
-		finished = true
-		c.Close()
-		return nil, fmt.Errorf("peer: handshake: write: %w", err)
-	}
-	finished = true
-	_ = c.SetDeadline(time.Time{})
-	s := newSession(n, c, r, pk, ph, pr, dialAddr, early)
-	s.hsDur = time.Since(start)
-	return s, nil
 }
 
 // advertised is the listen list a hello carries: the bound addresses that

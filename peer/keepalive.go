@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,10 +39,7 @@ func (n *Node) keepaliveLoop() {
 		}
 		now := time.Now().UnixNano()
 		n.mu.Lock()
-		ss := make([]*session, 0, len(n.sessions))
-		for _, s := range n.sessions {
-			ss = append(ss, s)
-		}
+		ss := slices.Collect(maps.Values(n.sessions))
 		n.mu.Unlock()
 		for _, s := range ss {
 			if s.hello.HasCap(TypeKeepalive) && now-s.lastRecv.Load() > int64(n.cfg.KeepaliveTimeout) {
@@ -172,19 +171,11 @@ func (n *Node) probeTunnel(k key.PublicKey) {
 	if _, ok := transport.TunnelPeer(s.c); !ok {
 		return
 	}
-	n.mu.Lock()
-	if n.closed { // Close may be waiting on n.wg already
-		n.mu.Unlock()
-		return
-	}
-	n.wg.Add(1)
-	n.mu.Unlock()
-	go func() {
-		defer n.wg.Done()
+	n.goTracked(func() {
 		if !s.probe(probeTimeout) && s.ctx.Err() == nil && s.hello.HasCap(capPing) {
 			s.close(errStale)
 		}
-	}()
+	})
 }
 
 // tokens is a token bucket of pongBurst tokens refilled one per pongEvery.

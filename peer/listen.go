@@ -2,7 +2,11 @@ package peer
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"slices"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/transport"
@@ -117,4 +121,89 @@ func (n *Node) onListen(s *session, raw []byte) {
 		p.PrivateListen = addrs
 		return tx.PutPeer(p)
 	})
+}
+
+// Listen adds a listener at addr.
+func (n *Node) Listen(addr string) error {
+	l, err := n.tm.Listen(n.ctx, addr)
+	if err != nil {
+		return fmt.Errorf("peer: listen %s: %w", addr, err)
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		l.Close()
+		return ErrClosed
+	}
+	n.listeners = append(n.listeners, l)
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go n.acceptLoop(l)
+	return nil
+}
+
+// ListenAddrs returns the bound listen addresses.
+func (n *Node) ListenAddrs() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]string, 0, len(n.listeners))
+	for _, l := range n.listeners {
+		out = append(out, l.Addr())
+	}
+	return out
+}
+
+func (n *Node) acceptLoop(l transport.Listener) {
+	defer n.wg.Done()
+	backoff := acceptBackoffMin
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if n.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			n.log.Warn("accept", "addr", l.Addr(), "err", err)
+			select {
+			case <-time.After(backoff):
+			case <-n.ctx.Done():
+				return
+			}
+			backoff = min(backoff*2, acceptBackoffMax)
+			continue
+		}
+		backoff = acceptBackoffMin
+		// Never wait for a slot here: a full table makes room (hsadmit.go).
+		slot, evicted := n.hs.admit(c, time.Now())
+		if evicted {
+			if due, total := n.hs.warnDue(time.Now()); due {
+				n.log.Warn("handshake slots full: closing the connections that waited longest",
+					"evicted_in_all", total, "slots", MaxHandshakes, "per_source", MaxHandshakesPerSource)
+			}
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			s, err := n.handshakeSlot(c, "", slot)
+			evicted := n.hs.release(slot)
+			if err != nil {
+				if evicted || n.ctx.Err() != nil {
+					n.log.Debug("handshake ended", "remote", c.RemoteAddr(), "evicted", evicted, "err", err)
+				} else {
+					n.log.Info("handshake failed", "remote", c.RemoteAddr(), "err", err)
+				}
+				return
+			}
+			s.run()
+		}()
+	}
+}
+
+func (n *Node) closeListeners() {
+	n.mu.Lock()
+	ls := n.listeners
+	n.listeners = nil
+	n.mu.Unlock()
+	for _, l := range ls {
+		l.Close()
+	}
 }

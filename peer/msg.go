@@ -12,8 +12,8 @@ import (
 // A received msg (docs/protocol/messages.md) is stored in its thread, the
 // blobs it announces are recorded (chunk.go), and its data parts are looked
 // at: grants are stored, profile requests and grant requests are set aside
-// for the request workers (request_in.go) and answers to this node's own
-// requests go to whoever waits for them (request_out.go). Sending a msg is
+// for the request workers (requests.go, grantrequest.go) and answers to
+// this node's own requests go to whoever waits for them (requests.go). Sending a msg is
 // send.go.
 
 // storeMsg stores a received msg (lineHandlers).

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"maps"
 	"os"
 	"os/user"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,59 +170,8 @@ type Node struct {
 
 // New opens the store and prepares a node; Start runs it.
 func New(cfg Config) (*Node, error) {
-	if cfg.Key.IsZero() {
-		return nil, errors.New("peer: config: no key")
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("peer: config: no data directory")
-	}
-	switch cfg.Accept {
-	case "":
-		cfg.Accept = AcceptAny
-	case AcceptAny, AcceptKnown, AcceptTrusted:
-	default:
-		return nil, fmt.Errorf("peer: config: accept %q: want any, known or trusted", cfg.Accept)
-	}
-	if cfg.Name == "" {
-		cfg.Name = defaultName()
-	}
-	if cfg.ApprovalTimeout == 0 {
-		cfg.ApprovalTimeout = defaultApprovalTimeout
-	}
-	if cfg.HandshakeTimeout == 0 {
-		cfg.HandshakeTimeout = defaultHandshakeTimeout
-	}
-	switch cfg.Presence {
-	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
-	default:
-		return nil, errBadDetail(cfg.Presence)
-	}
-	if err := profile.CheckSandboxMode(cfg.ExecSandbox); err != nil {
-		return nil, fmt.Errorf("peer: config: %w", err)
-	}
-	if cfg.PresenceDebounce == 0 {
-		cfg.PresenceDebounce = presence.Debounce
-	}
-	if cfg.PresenceHeartbeat == 0 {
-		cfg.PresenceHeartbeat = presence.Heartbeat
-	}
-	if cfg.KeepaliveInterval == 0 {
-		cfg.KeepaliveInterval = defaultKeepaliveInterval
-	}
-	if cfg.KeepaliveTimeout == 0 {
-		cfg.KeepaliveTimeout = defaultKeepaliveTimeout
-	}
-	if cfg.Caps == nil {
-		cfg.Caps = DefaultCaps
-	}
-	if cfg.IncompleteBlobAge == 0 {
-		cfg.IncompleteBlobAge = IncompleteBlobAge
-	}
-	if cfg.SweepEvery == 0 {
-		cfg.SweepEvery = sweepEvery
-	}
-	if cfg.Workspace == "" {
-		cfg.Workspace, _ = os.Getwd()
+	if err := cfg.fill(); err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -271,6 +221,65 @@ func New(cfg Config) (*Node, error) {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.commit.init(n)
 	return n, nil
+}
+
+// fill checks c and sets the defaults of the fields left zero.
+func (c *Config) fill() error {
+	if c.Key.IsZero() {
+		return errors.New("peer: config: no key")
+	}
+	if c.DataDir == "" {
+		return errors.New("peer: config: no data directory")
+	}
+	switch c.Accept {
+	case "":
+		c.Accept = AcceptAny
+	case AcceptAny, AcceptKnown, AcceptTrusted:
+	default:
+		return fmt.Errorf("peer: config: accept %q: want any, known or trusted", c.Accept)
+	}
+	if c.Name == "" {
+		c.Name = defaultName()
+	}
+	if c.ApprovalTimeout == 0 {
+		c.ApprovalTimeout = defaultApprovalTimeout
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = defaultHandshakeTimeout
+	}
+	switch c.Presence {
+	case "", presence.DetailFull, presence.DetailPeers, presence.DetailNone:
+	default:
+		return errBadDetail(c.Presence)
+	}
+	if err := profile.CheckSandboxMode(c.ExecSandbox); err != nil {
+		return fmt.Errorf("peer: config: %w", err)
+	}
+	if c.PresenceDebounce == 0 {
+		c.PresenceDebounce = presence.Debounce
+	}
+	if c.PresenceHeartbeat == 0 {
+		c.PresenceHeartbeat = presence.Heartbeat
+	}
+	if c.KeepaliveInterval == 0 {
+		c.KeepaliveInterval = defaultKeepaliveInterval
+	}
+	if c.KeepaliveTimeout == 0 {
+		c.KeepaliveTimeout = defaultKeepaliveTimeout
+	}
+	if c.Caps == nil {
+		c.Caps = DefaultCaps
+	}
+	if c.IncompleteBlobAge == 0 {
+		c.IncompleteBlobAge = IncompleteBlobAge
+	}
+	if c.SweepEvery == 0 {
+		c.SweepEvery = sweepEvery
+	}
+	if c.Workspace == "" {
+		c.Workspace, _ = os.Getwd()
+	}
+	return nil
 }
 
 func defaultName() string {
@@ -379,91 +388,6 @@ func (n *Node) applyTrustConfig() error {
 	return nil
 }
 
-// Listen adds a listener at addr.
-func (n *Node) Listen(addr string) error {
-	l, err := n.tm.Listen(n.ctx, addr)
-	if err != nil {
-		return fmt.Errorf("peer: listen %s: %w", addr, err)
-	}
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
-		l.Close()
-		return ErrClosed
-	}
-	n.listeners = append(n.listeners, l)
-	n.wg.Add(1)
-	n.mu.Unlock()
-	go n.acceptLoop(l)
-	return nil
-}
-
-// ListenAddrs returns the bound listen addresses.
-func (n *Node) ListenAddrs() []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make([]string, 0, len(n.listeners))
-	for _, l := range n.listeners {
-		out = append(out, l.Addr())
-	}
-	return out
-}
-
-func (n *Node) acceptLoop(l transport.Listener) {
-	defer n.wg.Done()
-	backoff := acceptBackoffMin
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if n.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			n.log.Warn("accept", "addr", l.Addr(), "err", err)
-			select {
-			case <-time.After(backoff):
-			case <-n.ctx.Done():
-				return
-			}
-			backoff = min(backoff*2, acceptBackoffMax)
-			continue
-		}
-		backoff = acceptBackoffMin
-		// Never wait for a slot here: a full table makes room (hsadmit.go).
-		slot, evicted := n.hs.admit(c, time.Now())
-		if evicted {
-			if due, total := n.hs.warnDue(time.Now()); due {
-				n.log.Warn("handshake slots full: closing the connections that waited longest",
-					"evicted_in_all", total, "slots", MaxHandshakes, "per_source", MaxHandshakesPerSource)
-			}
-		}
-		n.wg.Add(1)
-		go func() {
-			defer n.wg.Done()
-			s, err := n.handshakeSlot(c, "", slot)
-			evicted := n.hs.release(slot)
-			if err != nil {
-				if evicted || n.ctx.Err() != nil {
-					n.log.Debug("handshake ended", "remote", c.RemoteAddr(), "evicted", evicted, "err", err)
-				} else {
-					n.log.Info("handshake failed", "remote", c.RemoteAddr(), "err", err)
-				}
-				return
-			}
-			s.run()
-		}()
-	}
-}
-
-func (n *Node) closeListeners() {
-	n.mu.Lock()
-	ls := n.listeners
-	n.listeners = nil
-	n.mu.Unlock()
-	for _, l := range ls {
-		l.Close()
-	}
-}
-
 // Close stops the node: listeners, dialers and sessions end, the commit
 // loop stores what it has been handed, and the store closes. It is safe to
 // call more than once.
@@ -475,10 +399,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.closed = true
-	sessions := make([]*session, 0, len(n.sessions))
-	for _, s := range n.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := slices.Collect(maps.Values(n.sessions))
 	n.mu.Unlock()
 
 	n.cancel()
@@ -506,3 +427,19 @@ func (n *Node) isClosed() bool {
 }
 
 func (n *Node) stamp() string { return wire.FormatTime(n.now()) }
+
+// goTracked runs f on a goroutine that Close waits for; once Close has
+// begun (it may be waiting on n.wg already), f does not run.
+func (n *Node) goTracked(f func()) {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return
+	}
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go func() {
+		defer n.wg.Done()
+		f()
+	}()
+}

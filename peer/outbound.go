@@ -13,6 +13,10 @@ import (
 // sendLoop walks the peer's outbox in order: first the replay the peer's
 // resume asks for, then whatever is queued later, so nothing new overtakes
 // the replay and per-thread order holds.
+// One function on purpose: the walk's state (the cursor, the threads the
+// resume acked, the open blob files and the read-ahead buffer) lives
+// across iterations and is released together when the session ends;
+// split, it would travel through every call.
 func (s *session) sendLoop() {
 	n := s.n
 	// Lines received before the resume (tolerated) are handled first.

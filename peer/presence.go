@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"encoding/json"
 	"os"
 	"sort"
 	"strconv"
@@ -31,15 +30,6 @@ type presenceState struct {
 	detail  string
 
 	linesOut, bytesOut atomic.Int64 // presence lines sent and their bytes (PresenceTraffic)
-}
-
-// PresenceInfo is one entry of the presence table, as `awp presence --json`
-// prints it.
-type PresenceInfo struct {
-	Doc      json.RawMessage `json:"doc"`
-	Hops     int             `json:"hops"`
-	Received string          `json:"received"`
-	From     string          `json:"from"`
 }
 
 // Presence lists the newest document per origin (other origins only).

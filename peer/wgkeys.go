@@ -2,7 +2,9 @@ package peer
 
 import (
 	"errors"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -47,10 +49,7 @@ func (n *Node) configureWG(k key.PublicKey, chosen bool) {
 // a wg address of k.
 func (n *Node) dialingKey(k key.PublicKey) bool {
 	n.mu.Lock()
-	ds := make([]*dialer, 0, len(n.dialers))
-	for _, d := range n.dialers {
-		ds = append(ds, d)
-	}
+	ds := slices.Collect(maps.Values(n.dialers))
 	n.mu.Unlock()
 	for _, d := range ds {
 		d.mu.Lock()

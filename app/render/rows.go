@@ -93,109 +93,141 @@ func AppendRows(rows []Row, entries []Entry, start int, o Options) []Row {
 			break
 		}
 	}
+	b := &rowBuilder{rows: rows, o: o}
 	for i := start; i < len(entries); i++ {
 		e := &entries[i]
 		if e.Hidden {
 			continue
 		}
-		mine := e.Dir == "out" && e.MirroredFrom == ""
-		add := func(k RowKind, text string, b *Blob) {
-			rows = append(rows, Row{Kind: k, Entry: i, Text: text, Dir: e.Dir, From: e.From, Mine: mine, Blob: b})
-		}
-		addBlocks := func(k RowKind, text, caption string) {
-			if caption != "" {
-				if n := len(rows); n > 0 && rows[n-1].Kind == RowMono {
-					add(RowGap, "", nil) // two boxes in a row stay two
-				}
-				add(RowCaption, visible.Cut(caption, o.Width), nil)
-			}
-			for _, l := range Wrap(text, o.Width, k == RowMono) {
-				add(k, l, nil)
-			}
-		}
+		b.i, b.e, b.mine = i, e, e.Dir == "out" && e.MirroredFrom == ""
 		who := o.Name(e.From)
 		when := Clock(e.Time, o.Now, o.Loc)
 
 		// A state line is one row: who, when, the new state and the note.
 		if e.Type == wire.TypeState && len(e.Parts) == 1 {
-			if len(rows) > 0 {
-				add(RowGap, "", nil)
-			}
-			s := when + "  " + who + " is now " + e.Parts[0].Title
-			if mine {
-				s = when + "  you are now " + e.Parts[0].Title
-			}
-			if e.Parts[0].Text != "" {
-				s += " — " + e.Parts[0].Text
-			}
-			addBlocks(RowState, s, "")
+			b.stateRow(who, when)
 			prev = i
 			continue
 		}
 
 		joined := joins(entries, prev, i)
 		if !joined {
-			if len(rows) > 0 {
-				add(RowGap, "", nil)
-			}
-			if mine {
-				who = "You"
-			}
-			h := who + "  " + when
-			if e.Dir == "out" {
-				h += "  " + deliveryMark(e.Acked)
-			}
-			if e.MirroredFrom != "" {
-				h += "  " + MarkMirror
-			}
-			if e.Re != "" {
-				h += "  (reply)"
-			}
-			add(RowHeader, visible.Cut(h, o.Width), nil)
+			b.header(who, when)
 		}
 		prev = i
 		if e.Subject != "" && e.Subject != o.Subject {
-			addBlocks(RowTitle, "Subject: "+e.Subject, "")
+			b.addBlocks(RowTitle, "Subject: "+e.Subject, "")
 		}
 		for _, p := range e.Parts {
-			switch p.Kind {
-			case PartText:
-				addBlocks(RowText, p.Text, "")
-				continue
-			case PartBlob:
-				add(RowBlob, blobLabel(p.Blob), p.Blob)
-				continue
-			case PartNotice:
-				addBlocks(RowNotice, p.Title, "")
-				if p.Text != "" {
-					addBlocks(RowMono, p.Text, "")
-				}
-				continue
-			case PartCode, PartData:
-				// The box's caption says the language (or path, or mime).
-				addBlocks(RowMono, p.Text, p.Title)
-				continue
-			}
-			if p.Title != "" {
-				addBlocks(RowTitle, p.Title, "")
-			}
-			for _, f := range p.Fields {
-				addBlocks(RowField, f.Label+": "+f.Value, "")
-			}
-			if p.Text != "" {
-				if p.Mono {
-					addBlocks(RowMono, p.Text, "")
-				} else {
-					addBlocks(RowText, p.Text, "")
-				}
-			}
+			b.part(p)
 		}
 		if joined && e.Dir == "out" && !e.Acked {
 			// The group's header marks its first line only.
-			add(RowNotice, MarkPending+" not delivered yet", nil)
+			b.add(RowNotice, MarkPending+" not delivered yet", nil)
 		}
 	}
-	return rows
+	return b.rows
+}
+
+// rowBuilder appends the rows of one entry at a time (AppendRows).
+type rowBuilder struct {
+	rows []Row
+	o    Options
+	i    int    // the entry being flattened
+	e    *Entry // entries[i]
+	mine bool   // e is this node's own line
+}
+
+func (b *rowBuilder) add(k RowKind, text string, bl *Blob) {
+	b.rows = append(b.rows, Row{Kind: k, Entry: b.i, Text: text, Dir: b.e.Dir, From: b.e.From, Mine: b.mine, Blob: bl})
+}
+
+// addBlocks adds text wrapped to the width, as rows of kind k, under a
+// caption when there is one.
+func (b *rowBuilder) addBlocks(k RowKind, text, caption string) {
+	if caption != "" {
+		if n := len(b.rows); n > 0 && b.rows[n-1].Kind == RowMono {
+			b.add(RowGap, "", nil) // two boxes in a row stay two
+		}
+		b.add(RowCaption, visible.Cut(caption, b.o.Width), nil)
+	}
+	for _, l := range Wrap(text, b.o.Width, k == RowMono) {
+		b.add(k, l, nil)
+	}
+}
+
+// stateRow adds a state line's one row: who, when, the new state and the
+// note.
+func (b *rowBuilder) stateRow(who, when string) {
+	e := b.e
+	if len(b.rows) > 0 {
+		b.add(RowGap, "", nil)
+	}
+	s := when + "  " + who + " is now " + e.Parts[0].Title
+	if b.mine {
+		s = when + "  you are now " + e.Parts[0].Title
+	}
+	if e.Parts[0].Text != "" {
+		s += " — " + e.Parts[0].Text
+	}
+	b.addBlocks(RowState, s, "")
+}
+
+// header adds the header of a group of lines: who, when and the marks.
+func (b *rowBuilder) header(who, when string) {
+	e := b.e
+	if len(b.rows) > 0 {
+		b.add(RowGap, "", nil)
+	}
+	if b.mine {
+		who = "You"
+	}
+	h := who + "  " + when
+	if e.Dir == "out" {
+		h += "  " + deliveryMark(e.Acked)
+	}
+	if e.MirroredFrom != "" {
+		h += "  " + MarkMirror
+	}
+	if e.Re != "" {
+		h += "  (reply)"
+	}
+	b.add(RowHeader, visible.Cut(h, b.o.Width), nil)
+}
+
+// part adds the rows of one part of the entry.
+func (b *rowBuilder) part(p Part) {
+	switch p.Kind {
+	case PartText:
+		b.addBlocks(RowText, p.Text, "")
+		return
+	case PartBlob:
+		b.add(RowBlob, blobLabel(p.Blob), p.Blob)
+		return
+	case PartNotice:
+		b.addBlocks(RowNotice, p.Title, "")
+		if p.Text != "" {
+			b.addBlocks(RowMono, p.Text, "")
+		}
+		return
+	case PartCode, PartData:
+		// The box's caption says the language (or path, or mime).
+		b.addBlocks(RowMono, p.Text, p.Title)
+		return
+	}
+	if p.Title != "" {
+		b.addBlocks(RowTitle, p.Title, "")
+	}
+	for _, f := range p.Fields {
+		b.addBlocks(RowField, f.Label+": "+f.Value, "")
+	}
+	if p.Text != "" {
+		if p.Mono {
+			b.addBlocks(RowMono, p.Text, "")
+		} else {
+			b.addBlocks(RowText, p.Text, "")
+		}
+	}
 }
 
 // joins reports whether entry i goes under the header of entry prev: the

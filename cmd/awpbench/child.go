@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -417,104 +416,6 @@ func (c *child) waitAcked(th string, n int, timeout time.Duration) error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-}
-
-// peakRSSMB reads this process's peak resident set (VmHWM) in MiB.
-func peakRSSMB() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	return parseVmHWM(f)
-}
-
-func parseVmHWM(r io.Reader) float64 {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return 0
-		}
-		return kb / 1024
-	}
-	return 0
-}
-
-// runRaw is the raw mode: no node, only a transport.Manager streaming bytes
-// over the binding as the parent's in-process raw measurement does (256 KiB
-// writes, rawWarmup first), but with the two ends in two processes. The
-// receiver reports "warm" after the warm-up and "raw" (start and end of the
-// timed part) when the rest is in; the sender writes the rest when told
-// "go" and reports "going".
-func (c *child) runRaw(k key.PrivateKey) error {
-	m := transport.New(transport.Options{Key: k})
-	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if c.role == "receiver" {
-		if c.trust != "" {
-			tk, err := key.ParsePublic(c.trust)
-			if err != nil {
-				return err
-			}
-			m.AllowKey(tk)
-		}
-		l, err := m.Listen(ctx, c.listen)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		c.emit(childMsg{Event: "ready", Addr: l.Addr(), Key: k.Public().String()})
-		s, err := l.Accept()
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		if _, err := io.CopyN(io.Discard, s, rawWarmup); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
-		c.emit(childMsg{Event: "warm"})
-		start := time.Now()
-		n, err := discard(io.LimitReader(s, c.rawBytes))
-		if err != nil {
-			return err
-		}
-		if n != c.rawBytes {
-			return fmt.Errorf("received %d of %d bytes", n, c.rawBytes)
-		}
-		c.emit(childMsg{Event: "raw", Size: n, StartNS: start.UnixNano(), CompleteNS: time.Now().UnixNano()})
-	} else {
-		conn, err := dialRetry(ctx, m, c.addr)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		buf := make([]byte, 256<<10)
-		write := func(n int64) error { return writeN(conn, buf, n) }
-		if err := write(rawWarmup); err != nil {
-			return err
-		}
-		if cmd := c.command(); cmd != "go" {
-			return fmt.Errorf("want go, got %q", cmd)
-		}
-		c.emit(childMsg{Event: "going"})
-		if err := write(c.rawBytes); err != nil {
-			return err
-		}
-	}
-	for c.command() != "stop" {
-	}
-	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB()})
-	return nil
 }
 
 // record starts a profile or trace into a new file at path; the function

@@ -269,3 +269,10 @@ func (w *memWatch) finish() string {
 	<-w.done
 	return w.at
 }
+
+// peakRSSMB reads this process's peak resident set (VmHWM) in MiB.
+func peakRSSMB() float64 { return procStatusMB("VmHWM:") }
+
+// parseVmHWM reads the peak resident set (VmHWM) in MiB from a
+// /proc/PID/status text.
+func parseVmHWM(r io.Reader) float64 { return parseStatusMB(r, "VmHWM:") }

@@ -33,8 +33,9 @@ type Checker struct {
 	Now     func() time.Time         // clock; nil is time.Now
 
 	// Stored, when not nil, returns the grants the peer holds whose
-	// subject is sub (an index: SPEC §10 applies the rule over the grants
-	// attached to a request together with those stored). Check tries
+	// subject is sub (an index: the honor rule of docs/protocol/grants.md
+	// applies over the grants attached to a request together with those
+	// stored). Check tries
 	// them before the grants passed to it and takes their signatures as
 	// verified: the peer checked each once, when it stored it. It must
 	// not return revoked grants, and the caller must not change them.

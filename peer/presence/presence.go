@@ -1,4 +1,4 @@
-// Package presence holds AWP presence documents (NOTES §1): building and
+// Package presence holds AWP presence documents (docs/protocol/presence.md): building and
 // signing this node's document, verifying received ones, and the table of
 // the newest document per origin that relays consult.
 //
@@ -18,7 +18,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Timing of presence (NOTES §1).
+// Timing of presence (docs/protocol/presence.md).
 const (
 	Debounce  = 2 * time.Second  // publish this long after a change
 	Heartbeat = 60 * time.Second // publish at least this often
@@ -29,8 +29,9 @@ const (
 // Bounds on the table. Anyone can make keys and sign documents, and a line
 // may hold 1 MiB, so without them one neighbour could fill memory with
 // documents of made-up origins (and have every other neighbour relay
-// them). NOTES §1 sets no bounds; these leave room for far larger meshes
-// than a developer's (a document lists at most 50 threads).
+// them). The protocol sets no bounds; these (docs/protocol/presence.md,
+// "Bounds") leave room for far larger meshes than a developer's (a
+// document lists at most 50 threads).
 const (
 	MaxDocBytes = 256 << 10 // a larger document is dropped
 	MaxOrigins  = 4096      // origins held in all

@@ -26,6 +26,51 @@ func (r *Runner) exec(ctx context.Context, w *workspace, from key.PublicKey, req
 	return res, atts
 }
 
+// outputFiles creates the temporary files a command's stdout and stderr go
+// to; on failure it returns the result's error text.
+func (r *Runner) outputFiles() ([2]*os.File, string) {
+	var outs [2]*os.File
+	for i := range outs {
+		f, err := os.CreateTemp(r.tempDir(), "awp-exec-*")
+		if err != nil {
+			closeRemove(outs[:i])
+			return outs, "output file: " + errText(err)
+		}
+		outs[i] = f
+	}
+	return outs, ""
+}
+
+// collectOutputs reads the command's stdout and stderr (outs) into res,
+// as text or as blobs when wantBlobs, and returns the blobs to attach.
+// When the sandbox could not start the command, its message on stderr is
+// res's error.
+func (r *Runner) collectOutputs(outs [2]*os.File, res *ExecResult, sandboxFailed, wantBlobs bool) []Attachment {
+	var atts []Attachment
+	names := [2]string{"stdout", "stderr"}
+	for i, f := range outs {
+		text, truncated, att, err := r.collect(f, names[i], wantBlobs)
+		if err != nil && res.Error == "" {
+			res.Error = names[i] + ": " + errText(err)
+		}
+		if i == 0 {
+			res.Stdout, res.StdoutTruncated = text, truncated
+		} else {
+			res.Stderr, res.StderrTruncated = text, truncated
+		}
+		if i == 1 && sandboxFailed {
+			// bwrap could not start the command (execvp, chdir): its
+			// message, on stderr, is the error.
+			res.Error = "sandbox: " + bwrapMessage(text)
+		}
+		if att != nil {
+			atts = append(atts, *att)
+		}
+	}
+	return atts
+}
+
+// execIn runs argv for req in workspace w and returns its result.
 func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv []string, wantBlobs bool) (ExecResult, []Attachment) {
 	res := ExecResult{Exit: -1}
 	dir, e := w.openDir(req.Cwd)
@@ -41,15 +86,10 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 		return res, nil
 	}
 
-	var outs [2]*os.File
-	for i := range outs {
-		f, err := os.CreateTemp(r.tempDir(), "awp-exec-*")
-		if err != nil {
-			res.Error = "output file: " + errText(err)
-			closeRemove(outs[:i])
-			return res, nil
-		}
-		outs[i] = f
+	outs, e := r.outputFiles()
+	if e != "" {
+		res.Error = e
+		return res, nil
 	}
 
 	cmd, status, e := r.command(w, dir, argv, req)
@@ -87,19 +127,7 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 		return res, nil
 	}
 	dir.Close() // the child has its own working directory now
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-tctx.Done():
-		_ = killGroup(cmd.Process.Pid)
-		err = <-done
-		if ctx.Err() != nil {
-			res.Error = ErrCanceled
-		} else {
-			res.Error = ErrTimeout
-		}
-	}
+	res.Error, err = waitCmd(ctx, tctx, cmd)
 	res.DurationMS = time.Since(start).Milliseconds()
 	sandboxFailed := status != nil && res.Error == "" && !statusExitCode(status)
 	if res.Error == "" && !sandboxFailed {
@@ -114,28 +142,27 @@ func (r *Runner) execIn(ctx context.Context, w *workspace, req ExecRequest, argv
 		}
 	}
 
-	var atts []Attachment
-	names := [2]string{"stdout", "stderr"}
-	for i, f := range outs {
-		text, truncated, att, err := r.collect(f, names[i], wantBlobs)
-		if err != nil && res.Error == "" {
-			res.Error = names[i] + ": " + errText(err)
-		}
-		if i == 0 {
-			res.Stdout, res.StdoutTruncated = text, truncated
-		} else {
-			res.Stderr, res.StderrTruncated = text, truncated
-		}
-		if i == 1 && sandboxFailed {
-			// bwrap could not start the command (execvp, chdir): its
-			// message, on stderr, is the error.
-			res.Error = "sandbox: " + bwrapMessage(text)
-		}
-		if att != nil {
-			atts = append(atts, *att)
-		}
-	}
+	atts := r.collectOutputs(outs, &res, sandboxFailed, wantBlobs)
 	return res, atts
+}
+
+// waitCmd waits for the started cmd. When tctx (ctx with the request's
+// timeout) ends first, it kills the command's process group, waits for it
+// and returns ErrCanceled or ErrTimeout as the result's error.
+func waitCmd(ctx, tctx context.Context, cmd *exec.Cmd) (string, error) {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return "", err
+	case <-tctx.Done():
+		_ = killGroup(cmd.Process.Pid)
+		err := <-done
+		if ctx.Err() != nil {
+			return ErrCanceled, err
+		}
+		return ErrTimeout, err
+	}
 }
 
 // collect turns one output file into its inline text and, when truncated

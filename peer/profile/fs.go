@@ -147,6 +147,8 @@ func (r *Runner) write(w *workspace, from key.PublicKey, req WriteRequest, conte
 	return res, nil
 }
 
+// writeIn writes (or appends) content to req.Path in workspace w and
+// returns the error text, "" on success.
 func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string {
 	rel, e := w.rel(req.Path)
 	if e != "" {
@@ -159,21 +161,7 @@ func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string 
 		return e
 	}
 	if req.Append {
-		f, e := w.open(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNonblock, 0o644, req.Mkdir)
-		if e != "" {
-			return e
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			return "not a regular file"
-		}
-		if _, err := f.Write(content); err != nil {
-			return errText(err)
-		}
-		if err := f.Sync(); err != nil {
-			return errText(err)
-		}
-		return ""
+		return appendIn(w, rel, req.Mkdir, content)
 	}
 	// Replace atomically: a temporary file beside the target, fsync, rename,
 	// fsync the directory, all relative to the checked parent directory.
@@ -230,6 +218,26 @@ func (r *Runner) writeIn(w *workspace, req WriteRequest, content []byte) string 
 	}
 	ok = true
 	_ = d.f.Sync() // best effort: the data itself is already durable
+	return ""
+}
+
+// appendIn appends content to the regular file rel of w, creating it (and
+// its directories when mkdir), and syncs it.
+func appendIn(w *workspace, rel string, mkdir bool, content []byte) string {
+	f, e := w.open(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNonblock, 0o644, mkdir)
+	if e != "" {
+		return e
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "not a regular file"
+	}
+	if _, err := f.Write(content); err != nil {
+		return errText(err)
+	}
+	if err := f.Sync(); err != nil {
+		return errText(err)
+	}
 	return ""
 }
 

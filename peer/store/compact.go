@@ -76,18 +76,7 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 		// bbolt would make a new store of it: there is nothing to keep.
 		return res, fmt.Errorf("%w (%s: an empty file)", ErrNoStore, path)
 	}
-	// The store's own lock: bbolt's exclusive flock on awp.db.
-	src, err := openChecked(path, &bolt.Options{Timeout: 300 * time.Millisecond, NoFreelistSync: true,
-		FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return res, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
-	}
-	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
-		return res, fmt.Errorf("%w: %s is not a bbolt store (%v); it was left as it is", ErrDamaged, path, err)
-	}
-	if err != nil && !errors.Is(err, ErrDamaged) {
-		err = fmt.Errorf("store: compact: open %s: %w", path, err)
-	}
+	src, err := openCompactSource(dir, path)
 	if err != nil {
 		return res, err
 	}
@@ -97,16 +86,7 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 		return res, fmt.Errorf("store: compact: %w", err)
 	}
 
-	var total int64
-	err = viewChecked(src, func(tx *bolt.Tx) error {
-		return walkBuckets(tx, func(_ [][]byte, _, _ []byte, _ uint64) error {
-			total++
-			return nil
-		})
-	})
-	if err != nil && !errors.Is(err, ErrDamaged) {
-		err = fmt.Errorf("store: compact: count: %w", err)
-	}
+	total, err := countKeys(src)
 	if err != nil {
 		return res, err
 	}
@@ -150,6 +130,38 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 	res.Keys = prog.Keys
 	res.Took = time.Since(t0)
 	return res, nil
+}
+
+// openCompactSource opens the store at path (in dir) to be compacted,
+// taking the store's own lock: bbolt's exclusive flock on awp.db.
+func openCompactSource(dir, path string) (*bolt.DB, error) {
+	src, err := openChecked(path, &bolt.Options{Timeout: 300 * time.Millisecond, NoFreelistSync: true,
+		FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, dir)
+	}
+	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
+		return nil, fmt.Errorf("%w: %s is not a bbolt store (%v); it was left as it is", ErrDamaged, path, err)
+	}
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("store: compact: open %s: %w", path, err)
+	}
+	return src, err
+}
+
+// countKeys counts the keys of every bucket of src, for progress.
+func countKeys(src *bolt.DB) (int64, error) {
+	var total int64
+	err := viewChecked(src, func(tx *bolt.Tx) error {
+		return walkBuckets(tx, func(_ [][]byte, _, _ []byte, _ uint64) error {
+			total++
+			return nil
+		})
+	})
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("store: compact: count: %w", err)
+	}
+	return total, err
 }
 
 // copyStore copies every bucket, key and bucket sequence of src into dst

@@ -6,10 +6,10 @@ import (
 
 // Received reports whether a content line with this id from peer in
 // thread th was already stored. Ids of one sender increase in creation
-// order and a thread's lines arrive in that order (SPEC §6, §7), so a line
-// is a duplicate exactly when its id is not after the last id received in
-// its thread; the store keeps that one id per (peer, thread) rather than
-// every id ever received (docs/protocol.md, "Dedupe").
+// order and a thread's lines arrive in that order, so a line is a
+// duplicate exactly when its id is not after the last id received in its
+// thread; the store keeps that one id per (peer, thread) rather than every
+// id ever received (docs/protocol/acks-and-resume.md, "Duplicates").
 func (tx *Tx) Received(peer key.PublicKey, th, id string) bool {
 	last := tx.LastSeen(peer, th)
 	return last != "" && upperCmp(id, last) <= 0

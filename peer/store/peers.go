@@ -22,7 +22,8 @@ type Peer struct {
 	LastSeen     time.Time `json:"last_seen"`
 
 	// Invited: the person added this peer's invite (with Trusted and
-	// Dialed, a reason to configure its key in WireGuard, NOTES.md §4).
+	// Dialed, a reason to configure its key in WireGuard,
+	// docs/protocol/bindings.md "Who can connect").
 	Invited bool `json:"invited,omitempty"`
 	// PrivateListen are addresses the peer gave this node only after
 	// authentication (its tailcat token): shown to this node's person,

@@ -47,7 +47,9 @@ const StageSyncEvery = 8 << 20
 // costs more than the disk does (on this kind of VM a fresh page costs
 // 12-20 us, so 256 MiB of them up to 0.8 s). The rest is written through
 // dst with early writeback; fsyncs in the background as the copy grows
-// (StageSyncEvery) and one at the end cover both.
+// (StageSyncEvery) and one at the end cover both. One function on purpose:
+// the reader, the hasher and the writer share the free list, the two
+// queues and the stop channel, and the pipeline reads best in one place.
 func CopySync(dst *os.File, src io.Reader) (int64, [sha256.Size]byte, error) {
 	direct := openDirect(dst.Name()) // nil: refused, or closed after a refusal
 	defer func() {

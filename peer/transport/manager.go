@@ -16,7 +16,7 @@ import (
 // Options configures a Manager.
 type Options struct {
 	Key            key.PrivateKey // the node identity; the wg binding derives its WireGuard key from it
-	AllowPublicTCP bool           // SPEC §1: plaintext tcp to/from non-loopback, non-private addresses only when true
+	AllowPublicTCP bool           // docs/protocol/bindings.md: plaintext tcp to/from non-loopback, non-private addresses only when true
 	Logger         *slog.Logger   // nil = silent
 	KeepAlive      time.Duration  // wg persistent keepalive (0 = default 25s; negative = off)
 	Mem            *MemNetwork    // serves mem:// addresses; nil = mem:// unsupported

@@ -89,61 +89,9 @@ func canonValue(d *json.Decoder, out *bytes.Buffer, depth int) error {
 	case json.Delim:
 		switch v {
 		case '{':
-			type kv struct {
-				k string
-				v []byte
-			}
-			var kvs []kv
-			seen := map[string]bool{}
-			for d.More() {
-				kt, err := d.Token()
-				if err != nil {
-					return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return fmt.Errorf("%w: object key", ErrNotCanonicalizable)
-				}
-				if seen[k] {
-					return fmt.Errorf("%w: duplicate key %q", ErrNotCanonicalizable, k)
-				}
-				seen[k] = true
-				var sub bytes.Buffer
-				if err := canonValue(d, &sub, depth+1); err != nil {
-					return err
-				}
-				kvs = append(kvs, kv{k, sub.Bytes()})
-			}
-			if _, err := d.Token(); err != nil { // '}'
-				return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
-			}
-			sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
-			out.WriteByte('{')
-			for i, e := range kvs {
-				if i > 0 {
-					out.WriteByte(',')
-				}
-				writeCanonString(out, e.k)
-				out.WriteByte(':')
-				out.Write(e.v)
-			}
-			out.WriteByte('}')
+			return canonObject(d, out, depth)
 		case '[':
-			out.WriteByte('[')
-			first := true
-			for d.More() {
-				if !first {
-					out.WriteByte(',')
-				}
-				first = false
-				if err := canonValue(d, out, depth+1); err != nil {
-					return err
-				}
-			}
-			if _, err := d.Token(); err != nil { // ']'
-				return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
-			}
-			out.WriteByte(']')
+			return canonArray(d, out, depth)
 		default:
 			return fmt.Errorf("%w: unexpected %v", ErrNotCanonicalizable, v)
 		}
@@ -166,6 +114,71 @@ func canonValue(d *json.Decoder, out *bytes.Buffer, depth int) error {
 	default:
 		return fmt.Errorf("%w: unexpected token %T", ErrNotCanonicalizable, tok)
 	}
+	return nil
+}
+
+// canonObject writes the members of the object whose '{' d has read, keys
+// sorted, and reads its '}'.
+func canonObject(d *json.Decoder, out *bytes.Buffer, depth int) error {
+	type kv struct {
+		k string
+		v []byte
+	}
+	var kvs []kv
+	seen := map[string]bool{}
+	for d.More() {
+		kt, err := d.Token()
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
+		}
+		k, ok := kt.(string)
+		if !ok {
+			return fmt.Errorf("%w: object key", ErrNotCanonicalizable)
+		}
+		if seen[k] {
+			return fmt.Errorf("%w: duplicate key %q", ErrNotCanonicalizable, k)
+		}
+		seen[k] = true
+		var sub bytes.Buffer
+		if err := canonValue(d, &sub, depth+1); err != nil {
+			return err
+		}
+		kvs = append(kvs, kv{k, sub.Bytes()})
+	}
+	if _, err := d.Token(); err != nil { // '}'
+		return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
+	}
+	sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
+	out.WriteByte('{')
+	for i, e := range kvs {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		writeCanonString(out, e.k)
+		out.WriteByte(':')
+		out.Write(e.v)
+	}
+	out.WriteByte('}')
+	return nil
+}
+
+// canonArray writes the array whose '[' d has read, and reads its ']'.
+func canonArray(d *json.Decoder, out *bytes.Buffer, depth int) error {
+	out.WriteByte('[')
+	first := true
+	for d.More() {
+		if !first {
+			out.WriteByte(',')
+		}
+		first = false
+		if err := canonValue(d, out, depth+1); err != nil {
+			return err
+		}
+	}
+	if _, err := d.Token(); err != nil { // ']'
+		return fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
+	}
+	out.WriteByte(']')
 	return nil
 }
 

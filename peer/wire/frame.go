@@ -211,33 +211,8 @@ func decodeFrame(raw []byte, strict bool) (Frame, error) {
 		return m, nil
 	}
 	p := struct{ ID, Th []byte }{idRaw, thRaw}
-	var f Frame
-	switch t {
-	case TypeHello:
-		f = &Hello{}
-	case TypeAuth:
-		f = &Auth{}
-	case TypeResume:
-		f = &Resume{}
-	case TypeMsg:
-		f = &Msg{}
-	case TypeState:
-		f = &State{}
-	case TypeAck:
-		f = &Ack{}
-	case TypeErr:
-		f = &Err{}
-	case TypeChunk:
-		f = &Chunk{}
-	case TypeIntroduce:
-		f = &Introduce{}
-	case TypePresence:
-		f = &Presence{}
-	case TypeMirror:
-		f = &Mirror{}
-	case TypePrivate:
-		f = &Private{}
-	default:
+	f := newFrame(t)
+	if f == nil {
 		u := &Unknown{}
 		u.T = t
 		u.ID, _ = stringValue(p.ID)
@@ -262,6 +237,38 @@ func decodeFrame(raw []byte, strict bool) (Frame, error) {
 		}
 	}
 	return f, nil
+}
+
+// newFrame returns an empty frame of line type t, nil for a type this
+// package does not know.
+func newFrame(t string) Frame {
+	switch t {
+	case TypeHello:
+		return &Hello{}
+	case TypeAuth:
+		return &Auth{}
+	case TypeResume:
+		return &Resume{}
+	case TypeMsg:
+		return &Msg{}
+	case TypeState:
+		return &State{}
+	case TypeAck:
+		return &Ack{}
+	case TypeErr:
+		return &Err{}
+	case TypeChunk:
+		return &Chunk{}
+	case TypeIntroduce:
+		return &Introduce{}
+	case TypePresence:
+		return &Presence{}
+	case TypeMirror:
+		return &Mirror{}
+	case TypePrivate:
+		return &Private{}
+	}
+	return nil
 }
 
 func firstNonSpace(b []byte) byte {

@@ -279,7 +279,7 @@ const rejectAfter = 180 * time.Second
 
 // NoHandshakeError is a dial that failed with no WireGuard handshake: the
 // peer never answered this device's initiations. WireGuard answers only
-// keys it has configured (NOTES.md §4), so the likely reason is that the
+// keys it has configured (docs/protocol/bindings.md), so the likely reason is that the
 // peer has not added this node's invite (or trusted its key); the other is
 // that nothing listens at the endpoint.
 type NoHandshakeError struct {

@@ -79,18 +79,8 @@ func (s *Server) askGrant(ctx context.Context, in RequestIn, k key.PublicKey, mi
 	case err != nil:
 		return nil, out, streamEnded(err)
 	}
-	var m wire.Msg
-	_ = json.Unmarshal(ev.Line.Line, &m)
 	if grantAnswer(ev.Line.Line, sent.ID) == peer.MimeGrantDenied {
-		ask.Answer = "denied"
-		for _, p := range m.DecodeParts() {
-			var d struct {
-				Reason string `json:"reason"`
-			}
-			if p.Mime == peer.MimeGrantDenied && json.Unmarshal(p.Data, &d) == nil {
-				ask.Reason = d.Reason
-			}
-		}
+		ask.Answer, ask.Reason = "denied", deniedReason(ev.Line.Line)
 		return toolError(out, fmt.Sprintf("forbidden: %s needs a grant for %s, and %s denied the grant request (%s). Nothing ran.",
 			k.Short(), profile.Cap(mime), from.Short(), visible.String(ask.Reason)))
 	}
@@ -105,6 +95,21 @@ func (s *Server) askGrant(ctx context.Context, in RequestIn, k key.PublicKey, mi
 		return nil, out, s.requestError(err, k)
 	}
 	return s.requestResult(out, res)
+}
+
+// deniedReason returns the reason a grant-denied msg line gives (the last
+// denial part's, when it has several).
+func deniedReason(line []byte) string {
+	var m wire.Msg
+	_ = json.Unmarshal(line, &m)
+	reason := ""
+	for _, p := range m.DecodeParts() {
+		var d peer.GrantDenied
+		if p.Mime == peer.MimeGrantDenied && json.Unmarshal(p.Data, &d) == nil {
+			reason = d.Reason
+		}
+	}
+	return reason
 }
 
 // grantAnswer returns the mime of the grant or denial in a msg line that

@@ -74,42 +74,9 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 		cands = append(cands, c)
 		budget -= t.Unread
 	}
-	ends := make([]uint64, len(cands)) // a line at or past its end is not handed out
-	for i := range ends {
-		ends[i] = ^uint64(0)
-	}
-	if !peek && len(cands) > 0 {
-		for _, c := range cands {
-			th := c.t.Th
-			if err := call0(s, ctx, func(ctx context.Context) error { return s.c.MarkRead(ctx, th, "") }); err != nil {
-				return nil, false, err
-			}
-		}
-		after, err := call(s, ctx, s.c.Threads)
-		if err != nil {
-			return nil, false, err
-		}
-		now := map[string]peer.ThreadInfo{}
-		for _, t := range after {
-			if t.MirroredFrom == "" {
-				now[t.Th] = t
-			}
-		}
-		for i, c := range cands {
-			t2, ok := now[c.t.Th]
-			if !ok {
-				continue
-			}
-			if last := uint64(t2.Lines); len(c.lines) == 0 || c.lines[len(c.lines)-1].Seq < last {
-				th := c.t.Th
-				lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, th, "") })
-				if err != nil {
-					return nil, false, err
-				}
-				c.lines = lines
-			}
-			ends[i] = firstUnread(c.lines, uint64(t2.Lines), t2.Unread)
-		}
+	ends, err := s.markCandidates(ctx, cands, peek)
+	if err != nil {
+		return nil, false, err
 	}
 	budget = MaxAnswerLines
 	for i, c := range cands {
@@ -137,6 +104,51 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 		}
 	}
 	return out, more, nil
+}
+
+// markCandidates marks the candidates' threads read (unless peek) and
+// returns, for each, the seq at which its lines stop being handed out: the
+// first line still unread after the marking (a line that came meanwhile
+// stays unread, and is not shown), or no end with peek.
+func (s *Server) markCandidates(ctx context.Context, cands []*candidate, peek bool) ([]uint64, error) {
+	ends := make([]uint64, len(cands)) // a line at or past its end is not handed out
+	for i := range ends {
+		ends[i] = ^uint64(0)
+	}
+	if !peek && len(cands) > 0 {
+		for _, c := range cands {
+			th := c.t.Th
+			if err := call0(s, ctx, func(ctx context.Context) error { return s.c.MarkRead(ctx, th, "") }); err != nil {
+				return nil, err
+			}
+		}
+		after, err := call(s, ctx, s.c.Threads)
+		if err != nil {
+			return nil, err
+		}
+		now := map[string]peer.ThreadInfo{}
+		for _, t := range after {
+			if t.MirroredFrom == "" {
+				now[t.Th] = t
+			}
+		}
+		for i, c := range cands {
+			t2, ok := now[c.t.Th]
+			if !ok {
+				continue
+			}
+			if last := uint64(t2.Lines); len(c.lines) == 0 || c.lines[len(c.lines)-1].Seq < last {
+				th := c.t.Th
+				lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, th, "") })
+				if err != nil {
+					return nil, err
+				}
+				c.lines = lines
+			}
+			ends[i] = firstUnread(c.lines, uint64(t2.Lines), t2.Unread)
+		}
+	}
+	return ends, nil
 }
 
 // firstUnread returns the seq of the first unread line of a thread whose

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// The message, resume, blob and handshake figures.
+
+// msgs is figure 1.
+func (b *bench) msgs() error {
+	o, r := b.o, &b.res
+	limit, err := jsonLinesPerSec(o.jsonLines)
+	if err != nil {
+		return fmt.Errorf("json limit: %w", err)
+	}
+	b.printf("limit: %.0f JSON lines/s (encoding/json, %d lines, one loopback TCP conn, one process)", limit, o.jsonLines)
+	m, err := b.runMsgs("msgs", o.n, o.workers, tcpBinding)
+	if err != nil {
+		return err
+	}
+	r.MsgsN = o.n
+	r.MsgsWorkers = o.workers
+	r.MsgsPerS = round(m.perS(), 0)
+	r.MsgsLimit = round(limit, 0)
+	r.MsgsRatio = round(r.MsgsPerS/r.MsgsLimit, 4)
+	r.MsgsSendOnlyPerS = round(float64(o.n)/m.res.SendS, 0)
+	r.RSSMsgsSenderMB, r.RSSMsgsReceiverMB = round(m.sd.RSSMB, 1), round(m.rd.RSSMB, 1)
+	b.printf("1. durable msgs: %d msgs, %d senders, one thread: %.0f msgs/s acked (Send calls alone %.0f/s); limit %.0f lines/s; ratio %.4f; goal >= %d: %s",
+		o.n, o.workers, r.MsgsPerS, r.MsgsSendOnlyPerS, r.MsgsLimit, r.MsgsRatio, goalMsgsPerSec, verdict(r.MsgsPerS >= goalMsgsPerSec))
+	if o.fewWorkers > 0 && o.fewWorkers != o.workers {
+		// Group commit batches what is waiting: fewer concurrent senders
+		// mean smaller transactions. Shown beside, not instead.
+		few, err := b.runMsgs("msgs-few", o.n, o.fewWorkers, tcpBinding)
+		if err != nil {
+			return err
+		}
+		r.MsgsFewWorkers = o.fewWorkers
+		r.MsgsFewPerS = round(few.perS(), 0)
+		b.printf("1b. the same with %d senders: %.0f msgs/s acked; ratio %.4f", o.fewWorkers, r.MsgsFewPerS, r.MsgsFewPerS/r.MsgsLimit)
+	}
+	return nil
+}
+
+// resumeFig is figure 2.
+func (b *bench) resumeFig() error {
+	o, r := b.o, &b.res
+	rk, rkf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	_, skf, err := b.newKey()
+	if err != nil {
+		return err
+	}
+	send, err := b.child("resume", "sender", "--key", skf, "--peer", rk.Public().String(),
+		"--n", strconv.Itoa(o.resume), "--workers", strconv.Itoa(o.workers))
+	if err != nil {
+		return err
+	}
+	q, err := send.expect("queued", o.timeout)
+	if err != nil {
+		return err
+	}
+	b.printf("   resume: %d lines queued with the receiver down in %.2f s (%.0f/s)", o.resume, q.SendS, float64(o.resume)/q.SendS)
+	recv, err := b.child("resume", "receiver", "--key", rkf)
+	if err != nil {
+		return err
+	}
+	ready, err := recv.expect("ready", time.Minute)
+	if err != nil {
+		return err
+	}
+	if err := send.command("connect " + ready.Addr); err != nil {
+		return err
+	}
+	res, err := send.expect("result", o.timeout)
+	if err != nil {
+		return err
+	}
+	if _, err := send.finish(time.Minute); err != nil {
+		return err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return err
+	}
+	r.ResumeN = o.resume
+	r.Resume100kS = round(res.AckedS, 3)
+	r.ResumeConnectMS = round(res.ConnectS*1000, 2)
+	r.ResumeQueuePerS = round(float64(o.resume)/q.SendS, 0)
+	b.printf("2. resume: %d lines: %.3f s from connect until all acked (handshake %.2f ms); goal <= %.0f s%s: %s",
+		o.resume, res.AckedS, r.ResumeConnectMS, goalResumeSec, per100k(o.resume), verdict(res.AckedS <= goalResumeSec))
+	return nil
+}
+
+func per100k(n int) string {
+	if n == 100000 {
+		return ""
+	}
+	return " (for 100,000 lines; this run used " + strconv.Itoa(n) + ")"
+}
+
+// blob is figure 3.
+func (b *bench) blob() error {
+	o, r := b.o, &b.res
+	limit, err := tcpMBPerSec(int64(o.tcpMiB) << 20)
+	if err != nil {
+		return fmt.Errorf("tcp limit: %w", err)
+	}
+	b.printf("limit: %.0f MB/s raw loopback TCP (%d MiB, 256 KiB buffers)", limit, o.tcpMiB)
+	size := int64(o.blobMiB) << 20
+	settle()
+	disk, err := diskMBPerSec(b.tmp, size)
+	if err != nil {
+		return fmt.Errorf("disk limit: %w", err)
+	}
+	r.BlobDiskMBs = round(disk, 1)
+	b.printf("limit: %.0f MB/s: %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, o.blobMiB)
+	settle()
+	path := filepath.Join(b.tmp, "blob.bin")
+	sum, err := randomFile(path, size)
+	if err != nil {
+		return err
+	}
+	br, err := b.runBlob("blob", path, sum, size, tcpBinding)
+	if err != nil {
+		return err
+	}
+	r.BlobMiB = o.blobMiB
+	r.BlobMBs = round(br.mbPerS(), 1)
+	r.BlobLimitMBs = round(limit, 1)
+	r.BlobRatio = round(r.BlobMBs/r.BlobLimitMBs, 4)
+	r.BlobDiskRatio = round(r.BlobMBs/r.BlobDiskMBs, 4)
+	r.BlobTotalS = round(br.total, 3)
+	r.BlobStagingS = round(br.staging, 3)
+	r.BlobTransferMB = round(br.transferMBPerS(), 1)
+	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
+		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
+		goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
+	return nil
+}
+
+// handshake is figure 4.
+func (b *bench) handshake() error {
+	o, r := b.o, &b.res
+	recv, ready, err := b.receiver("serve")
+	if err != nil {
+		return err
+	}
+	ds, err := handshakes(ready.Addr, o.handshakes)
+	if err != nil {
+		return err
+	}
+	if _, err := recv.stop(time.Minute); err != nil {
+		return err
+	}
+	ms := func(d time.Duration) float64 { return round(float64(d)/1e6, 3) }
+	r.HandshakeN = o.handshakes
+	r.HandshakeMS = ms(quantile(ds, 0.5))
+	r.HandshakeP90MS = ms(quantile(ds, 0.9))
+	b.printf("4. handshake: %d connections (dial, hello, auth, resume): median %.3f ms, p90 %.3f ms, min %.3f, max %.3f; goal <= %.0f ms median: %s",
+		o.handshakes, r.HandshakeMS, r.HandshakeP90MS, ms(ds[0]), ms(ds[len(ds)-1]), goalHandshakeMS, verdict(r.HandshakeMS <= goalHandshakeMS))
+	return nil
+}
