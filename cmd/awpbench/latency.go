@@ -256,7 +256,10 @@ func (c *child) latency() error {
 		sent    int
 		sendErr error
 	)
-	timed := func(th string, stop <-chan struct{}, n int) (int, error) {
+	// kick has the next timed msg go at once rather than at the next tick:
+	// one msg leaves right after the blob is queued, so a small blob (the
+	// quick run's) still has a msg sent while it streams.
+	timed := func(th string, stop, kick <-chan struct{}, n int) (int, error) {
 		t := time.NewTicker(latencyGap)
 		defer t.Stop()
 		for i := 0; n == 0 || i < n; i++ {
@@ -272,6 +275,7 @@ func (c *child) latency() error {
 			case <-stop:
 				return i + 1, nil
 			case <-t.C:
+			case <-kick:
 			}
 		}
 		return n, nil
@@ -286,21 +290,23 @@ func (c *child) latency() error {
 			if err != nil || n <= 0 {
 				return fmt.Errorf("bad command %q", cmd)
 			}
-			k, err := timed(wire.NewThread(), nil, n)
+			k, err := timed(wire.NewThread(), nil, nil, n)
 			if err != nil {
 				return err
 			}
 			c.emit(childMsg{Event: "sent", N: k})
 		case cmd == "blob":
 			quiet = make(chan struct{})
+			kick := make(chan struct{}, 1)
 			th := wire.NewThread()
-			wg.Go(func() { sent, sendErr = timed(th, quiet, 0) })
+			wg.Go(func() { sent, sendErr = timed(th, quiet, kick, 0) })
 			start := time.Now()
 			if _, err := c.node.Send(ctx, peer.SendRequest{To: c.peerKey, Subject: "blob",
 				Blobs: []peer.BlobFile{{Path: c.blob}}}); err != nil {
 				return err
 			}
 			c.emit(childMsg{Event: "queued", StartNS: start.UnixNano(), SentNS: time.Now().UnixNano()})
+			kick <- struct{}{}
 		case cmd == "quiet" && quiet != nil:
 			close(quiet)
 			wg.Wait()
