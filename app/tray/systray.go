@@ -23,8 +23,18 @@ type Systray struct {
 
 var _ Host = (*Systray)(nil)
 
-// SetIcon implements Host.
-func (s *Systray) SetIcon(png []byte) { systray.SetIcon(png) }
+// SetIcon implements Host: the icon goes to systray in the form it reads
+// right on this platform (systrayIcon).
+func (s *Systray) SetIcon(png []byte) {
+	b, err := systrayIcon(png)
+	if err != nil {
+		if s.Log != nil {
+			s.Log.Warn("tray icon", "err", err)
+		}
+		b = png
+	}
+	systray.SetIcon(b)
+}
 
 // SetTooltip implements Host: systray sets the tooltip, and the host is
 // told that it changed (announceTooltip), which systray does not do.
