@@ -366,6 +366,10 @@ func (x *xfce) openMenu(ctx context.Context, tr *tray, at image.Point, what stri
 	return s, s.bounds(x.below(), brighter(menuLight)), err
 }
 
+// menuReopens is how many times a test opens the panel's menu before it
+// judges what the menu shows (the panel may draw an outdated layout once).
+const menuReopens = 5
+
 // closeMenu presses Escape until the menu is gone.
 func (x *xfce) closeMenu(ctx context.Context, tr *tray) error {
 	var last time.Time
