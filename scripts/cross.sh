@@ -15,8 +15,10 @@
 # Cost (2026-12-01, go1.26.8, on a shared 2-core box): with an empty build
 # cache each awp target takes about 200 s of CPU and the tray app about
 # 490 s (cgo: go-gl and GLFW through mingw), some 28 CPU-minutes in all;
-# with the cache of an earlier run, about 100 s of CPU. CI keeps Go's build
-# cache between runs (.ci/run).
+# with the cache of an earlier run, about 100 s of CPU. CI starts from an
+# empty cache on a fresh machine, so it runs the reduced set of
+# `make cross-ci` (Makefile) after make test, which has compiled the
+# linux/amd64 packages already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
