@@ -120,13 +120,14 @@ cross: deps-cross
 # 30 minutes on 2 cores. It builds awp for linux/amd64 (make test compiled
 # its packages already), darwin/arm64 and windows/amd64, both vets (each
 # sharing its compiled packages with the awp build for its platform) and
-# the Windows tray. It leaves out awp for linux/arm64, darwin/amd64 and
+# the Windows tray, started first and built beside the rest (its cgo part
+# compiles C on one core for minutes: CROSS_TRAY=bg). It leaves out awp for linux/arm64, darwin/amd64 and
 # windows/arm64, which differ from the three kept only by GOARCH: our only
 # architecture code (peer/wire's amd64 base64) and its fallback are both
 # built. make cross builds all six.
 CROSS_CI_TARGETS = linux/amd64 darwin/arm64 windows/amd64
 cross-ci: deps-cross
-	CROSS_TARGETS="$(CROSS_CI_TARGETS)" scripts/cross.sh
+	CROSS_TARGETS="$(CROSS_CI_TARGETS)" CROSS_TRAY=bg scripts/cross.sh
 deps-cross:
 	@scripts/deps.sh cross
 
