@@ -296,8 +296,10 @@ const (
 	MinFreeDiv = 20
 	// A stranger's bytes need MinFreeStranger or 1/MinFreeStrangerDiv of
 	// the file system free, whichever is less: throwaway keys together
-	// cannot take the room known peers' lines need.
-	MinFreeStranger    = 16 << 30
+	// cannot take the room known peers' lines need. 4 GiB, one stranger's
+	// quota: 16 GiB refused a stranger's chat line on a laptop whose
+	// 250 GB disk had 14 GB free, which no person expects.
+	MinFreeStranger    = 4 << 30
 	MinFreeStrangerDiv = 5
 
 	// RetryRefused is the retry_ms of a line refused rate_limited (no room
