@@ -1,8 +1,12 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,5 +93,163 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 			}
 		}
 		cancel()
+	}
+}
+
+// TestLineEventThenRead: the event of a received line goes out before its
+// commit's fsync (publishEarly), and whatever reads the store right after
+// the event finds the line: the lines, the thread, the thread list. Each
+// msg is read about as soon as its event comes, the window in which the
+// commit is still in flight.
+func TestLineEventThenRead(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	connect(t, a, b)
+	events, cancel := b.Subscribe(1024)
+	defer cancel()
+	th := wire.NewThread()
+	const n = 100
+	sent := make(chan error, 1)
+	go func() {
+		for i := 1; i <= n; i++ {
+			if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(fmt.Sprint("line ", i))}}); err != nil {
+				sent <- err
+				return
+			}
+			if i%10 == 0 {
+				time.Sleep(5 * time.Millisecond) // some alone, some in batches
+			}
+		}
+		sent <- nil
+	}()
+	defer func() {
+		cancel()
+		a.Close() // a failed check leaves sends in flight: end them
+		<-sent
+	}()
+	for got := 0; got < n; {
+		var ev Event
+		select {
+		case ev = <-events:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d of %d line events", got, n)
+		}
+		if ev.Type != EventLine || ev.Th != th || ev.Line == nil || ev.Line.Dir != "in" {
+			continue
+		}
+		got++
+		seq := ev.Line.Seq
+		// The order matters only in that each read comes right after the
+		// event: lines first, then the summaries.
+		ls, err := b.LinesAfter(th, "", seq-1, 1)
+		if err != nil || len(ls) != 1 || ls[0].Seq != seq || !bytes.Equal(ls[0].Line, ev.Line.Line) {
+			t.Fatalf("line %d: read right after its event: %+v, %v; want the line", seq, ls, err)
+		}
+		ti, err := b.Thread(th, "")
+		if err != nil || uint64(ti.Lines) < seq {
+			t.Fatalf("line %d: thread read right after its event: %+v, %v", seq, ti, err)
+		}
+		all, err := b.Threads()
+		if err != nil || len(all) != 1 || uint64(all[0].Lines) < seq {
+			t.Fatalf("line %d: thread list read right after its event: %+v, %v", seq, all, err)
+		}
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	sent <- nil // for the deferred wait
+}
+
+// TestDuplicateLineOneEvent: a line received again (a resend after a lost
+// ack, a resume; alone or twice in one batch) is acked again but has no
+// second event.
+func TestDuplicateLineOneEvent(t *testing.T) {
+	n := newTestNode(t, "n")
+	events, cancel := n.Subscribe(1024)
+	defer cancel()
+	p := dialRaw(t, n)
+	p.handshake()
+	th := wire.NewThread()
+	id1, l1 := p.msg(th, "once")
+	p.line(l1)
+	p.expectAck(th, id1, "")
+	p.line(l1) // again, alone
+	p.expectAck(th, id1, "")
+	id2, l2 := p.msg(th, "twice in one write")
+	p.write(append(append(append(append([]byte(nil), l2...), '\n'), l2...), '\n'))
+	p.expectAck(th, id2, "")
+	id3, l3 := p.msg(th, "last")
+	p.line(l3)
+	p.expectAck(th, id3, "")
+	// Every event of the lines above is out once the last ack is: count
+	// them, then check nothing else comes.
+	count := map[string]int{}
+	for count[id3] == 0 {
+		select {
+		case ev := <-events:
+			if ev.Type == EventLine && ev.Line != nil && ev.Th == th {
+				var h wire.Msg
+				if err := json.Unmarshal(ev.Line.Line, &h); err != nil {
+					t.Fatal(err)
+				}
+				count[h.ID]++
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event for the last line; events so far %v", count)
+		}
+	}
+	for _, id := range []string{id1, id2, id3} {
+		if count[id] != 1 {
+			t.Errorf("line %s: %d events, want 1 (events %v)", id, count[id], count)
+		}
+	}
+	if ls, err := n.Lines(th, ""); err != nil || len(ls) != 3 {
+		t.Fatalf("stored %d lines (%v), want 3", len(ls), err)
+	}
+}
+
+// TestLineEventCommitFails: a line whose event went out before its commit,
+// and whose commit then failed, is not lost: it is not acked (the sender
+// hears internal), the sender sends it again, and it is stored once and
+// acked.
+func TestLineEventCommitFails(t *testing.T) {
+	a := newTestNode(t, "a")
+	b := newTestNode(t, "b")
+	connect(t, a, b)
+	var failed atomic.Int32
+	fail := func() error {
+		if failed.Add(1) == 1 {
+			return errors.New("test: the disk failed the commit")
+		}
+		return nil
+	}
+	b.commit.failAfterEarly.Store(&fail)
+	events, cancel := b.Subscribe(1024)
+	defer cancel()
+	r := sendText(t, a, b.Key(), "", "survives a failed commit")
+	// The first event comes before the failed commit; the line comes again
+	// and is stored.
+	for seen := false; !seen; {
+		select {
+		case ev := <-events:
+			seen = ev.Type == EventLine && ev.Th == r.Th
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event for the line")
+		}
+	}
+	eventually(t, "the sender's line acked after it went again", func() bool {
+		ls, err := a.Lines(r.Th, "")
+		return err == nil && len(ls) == 1 && ls[0].Acked
+	})
+	if failed.Load() < 2 {
+		t.Fatalf("%d commits with an early event, want the failed one and the one that stored the line", failed.Load())
+	}
+	ls, err := b.Lines(r.Th, "")
+	if err != nil || len(ls) != 1 {
+		t.Fatalf("the receiver holds %d lines (%v), want the line once", len(ls), err)
+	}
+	var m wire.Msg
+	if err := json.Unmarshal(ls[0].Line, &m); err != nil || m.ID != r.ID {
+		t.Fatalf("the receiver holds %s (%v), want msg %s", ls[0].Line, err, r.ID)
 	}
 }
