@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -56,6 +57,48 @@ func BenchmarkDurableMsgs(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/msg")
+}
+
+// BenchmarkLineLatency is issue 22's figure 2 in one process: one short
+// msg at a time from a's Send until b's subscriber has its line event, on
+// an otherwise idle pair over loopback TCP (ns/op is that time; p50 and
+// p99 are reported too). The limit it is held against (two fsyncs and a
+// round trip) is cmd/awpbench's -only latency.
+func BenchmarkLineLatency(b *testing.B) {
+	a := newTestNode(b, "a", func(c *Config) { c.Logger = nil })
+	r := newTestNode(b, "b", func(c *Config) { c.Logger = nil })
+	connect(b, a, r)
+	events, cancel := r.Subscribe(1024)
+	defer cancel()
+	th := wire.NewThread()
+	part := []json.RawMessage{wire.TextPart("a typical short message of about sixty bytes or so")}
+	wait := func() {
+		for ev := range events {
+			if ev.Type == EventLine && ev.Th == th && ev.Line != nil && ev.Line.Dir == "in" {
+				return
+			}
+		}
+	}
+	if _, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Th: th, Parts: part}); err != nil {
+		b.Fatal(err)
+	}
+	wait()
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		time.Sleep(2 * time.Millisecond) // the ack and anything else settle: each msg is alone
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Th: th, Parts: part}); err != nil {
+			b.Fatal(err)
+		}
+		wait()
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
 }
 
 // BenchmarkBlobTransfer sends one 64 MiB blob from a to b over loopback TCP
