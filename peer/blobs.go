@@ -26,7 +26,6 @@ func blobInfo(b *store.Blob) *BlobInfo {
 
 // Blobs lists blobs received and sent.
 func (n *Node) Blobs() ([]BlobInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	out := []BlobInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tx.Blobs(func(b *store.Blob) bool {
@@ -40,7 +39,6 @@ func (n *Node) Blobs() ([]BlobInfo, error) {
 
 // OpenBlob opens a received blob's bytes; only a complete, intact blob opens.
 func (n *Node) OpenBlob(from, ref string) (io.ReadCloser, BlobInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	k, err := key.ParsePublic(from)
 	if err != nil {
 		return nil, BlobInfo{}, fmt.Errorf("%w: %v", ErrBadKey, err)

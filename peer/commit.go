@@ -3,7 +3,6 @@ package peer
 import (
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -67,49 +66,6 @@ type commitLoop struct {
 	// shows without an event that says so (a peer's record); the document
 	// is rebuilt after the commit, so it sees it.
 	presence bool
-	// early: received lines of the batch whose events go out before its
-	// fsync (publishEarly). vis is held for writing from then until the
-	// commit is over (visHeld), and the node's reads wait for it
-	// (visible), so a read that follows an event finds its line.
-	early   []*inJob
-	vis     sync.RWMutex
-	visHeld bool
-	// failAfterEarly, set by tests, fails a commit after its early events
-	// went out (as a disk that fails the write or fsync would).
-	failAfterEarly atomic.Pointer[func() error]
-}
-
-// earlyLine has j's line event published before the current batch's
-// fsync (publishEarly). Call it only from inside an op's fn.
-func (c *commitLoop) earlyLine(j *inJob) { c.early = append(c.early, j) }
-
-// publishEarly publishes the line events of the batch's received lines
-// once the batch's transaction holds all its writes, before bbolt writes
-// and fsyncs it: a person or agent watching the thread hears of the line
-// one fsync sooner. Nothing durable is promised by it: the line's ack
-// still follows the commit (inJob.finish), the node's reads wait for the
-// commit (visible), and a line whose commit fails is not acked, so its
-// sender sends it again (docs/protocol/choices.md "A line's event before
-// its fsync").
-func (c *commitLoop) publishEarly() error {
-	c.vis.Lock()
-	c.visHeld = true
-	for _, j := range c.early {
-		j.published = true
-		j.s.n.publishStored(j.s, j.f.Header().Th, j.res.stored)
-	}
-	if f := c.failAfterEarly.Load(); f != nil {
-		return (*f)()
-	}
-	return nil
-}
-
-// visible returns once no commit whose events went out before its fsync
-// is in flight: what a reader was told of is in the store.
-func (c *commitLoop) visible() {
-	c.vis.RLock()
-	//lint:ignore SA2001 a barrier: it waits for the writer and holds nothing
-	c.vis.RUnlock()
 }
 
 // syncBeforeCommit has the blob file rel fsynced before the current batch
@@ -410,17 +366,15 @@ func (c *commitLoop) commit(batch []*op) {
 }
 
 // update runs ops in one transaction: their work, the fsyncs of blob
-// files they wrote inside it (syncBeforeCommit), the newest id, the line
-// events that go out before the commit (publishEarly), then the commit.
+// files they wrote inside it (syncBeforeCommit), the newest id, then the
+// commit.
 func (c *commitLoop) update(ops []*op) error {
 	clear(c.events)
 	c.events = c.events[:0]
 	c.presence = false
 	c.lastID = ""
-	err := c.n.db.Update(func(tx *store.Tx) error {
+	return c.n.db.Update(func(tx *store.Tx) error {
 		clear(c.late)
-		clear(c.early)
-		c.early = c.early[:0]
 		for _, o := range ops {
 			if err := o.exec(tx); err != nil {
 				return err
@@ -429,18 +383,8 @@ func (c *commitLoop) update(ops []*op) error {
 		if err := c.syncLate(); err != nil {
 			return err
 		}
-		if len(c.early) > 0 {
-			tx.BeforeCommit(c.publishEarly)
-		}
 		return c.putLastID(tx)
 	})
-	if c.visHeld {
-		c.visHeld = false
-		c.vis.Unlock()
-	}
-	clear(c.early)
-	c.early = c.early[:0]
-	return err
 }
 
 func (c *commitLoop) putLastID(tx *store.Tx) error {

@@ -29,7 +29,6 @@ func threadInfo(tk store.ThreadKey, t *store.Thread, names map[string]string) Th
 
 // Threads lists every thread, newest activity first.
 func (n *Node) Threads() ([]ThreadInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	ths, err := n.db.RecentThreads()
 	if err != nil {
 		return []ThreadInfo{}, err
@@ -89,7 +88,6 @@ func (n *Node) findThread(tx *store.Tx, th, from string) (store.ThreadKey, *stor
 
 // Thread returns one thread's summary.
 func (n *Node) Thread(th, from string) (ThreadInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	var ti ThreadInfo
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -110,7 +108,6 @@ func (n *Node) Lines(th, from string) ([]LineInfo, error) {
 
 // LinesAfter returns up to limit lines after seq (limit 0: all).
 func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	out := []LineInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -130,7 +127,6 @@ func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo,
 // fewer), in order: what a thread view shows first. It reads from the
 // thread's end, so a long thread costs no more than a short one.
 func (n *Node) LinesLast(th, from string, count int) ([]LineInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	out := []LineInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -182,7 +178,6 @@ func (n *Node) MarkRead(th, from string) error {
 // publishes EventPeerUp while its record is still on its way to the store),
 // after the stored ones.
 func (n *Node) Peers() ([]PeerInfo, error) {
-	n.commit.visible() // a line an event told of is in the store (publishEarly)
 	out := []PeerInfo{}
 	listed := map[string]bool{}
 	err := n.db.View(func(tx *store.Tx) error {

@@ -325,9 +325,6 @@ type inJob struct {
 	hash   *hashJob // a chunk's write and hash on the session's chunk worker
 	data   []byte   // a pooled chunk buffer to return after the commit
 	refuse *refusal // refused before its commit (no room on the disk)
-	// published: the line's event went out before its commit
-	// (publishEarly); a batch retried op by op does not repeat it.
-	published bool
 }
 
 func (j *inJob) run(tx *store.Tx) error {
@@ -358,13 +355,7 @@ func (j *inJob) run(tx *store.Tx) error {
 		}
 		j.chunk.pre, j.chunk.bufGone = &j.hash.res, j.hash.released
 	}
-	if err := j.s.n.storeLine(tx, &j.inLine); err != nil {
-		return err
-	}
-	if j.res.stored.seq != 0 && j.res.line == nil && !j.published {
-		j.s.n.commit.earlyLine(j)
-	}
-	return nil
+	return j.s.n.storeLine(tx, &j.inLine)
 }
 
 func (j *inJob) finish(err error) {
@@ -393,7 +384,7 @@ func (j *inJob) finish(err error) {
 	if res.of != "" {
 		s.queueAck(h.Th, res.of)
 	}
-	n.afterInbound(s, h.Th, res, j.published)
+	n.afterInbound(s, h.Th, res)
 }
 
 // release gives back what the line holds: its share of the in-flight
@@ -417,14 +408,16 @@ func (j *inJob) release() {
 
 // afterInbound publishes what a committed line changed and starts the
 // work it set aside. The event of a line stored in one of this node's
-// threads went out before the commit (published: publishEarly) or goes
-// out now (a batch that failed and was retried op by op).
-func (n *Node) afterInbound(s *session, th string, res *inResult, published bool) {
-	switch st := res.stored; {
-	case published:
-		n.presenceChanged() // the document is rebuilt from the committed store
-	case st.seq != 0 && res.line == nil:
-		n.publishStored(s, th, st)
+// threads is made now, for whoever is subscribed after the commit: a
+// subscriber that came while the line was being stored did not find it in
+// the store, and must hear of it.
+func (n *Node) afterInbound(s *session, th string, res *inResult) {
+	if st := res.stored; st.seq != 0 && res.line == nil {
+		if !n.hasSubscribers() {
+			n.presenceChanged() // what publish would do (nobody listens)
+		} else {
+			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
+		}
 	}
 	if res.line != nil {
 		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
@@ -435,17 +428,6 @@ func (n *Node) afterInbound(s *session, th string, res *inResult, published bool
 	if res.after != nil {
 		res.after()
 	}
-}
-
-// publishStored publishes the event of a received line stored in one of
-// this node's threads; its LineInfo is made only if someone listens.
-func (n *Node) publishStored(s *session, th string, st storedLine) {
-	if !n.hasSubscribers() {
-		n.presenceChanged() // what publish would do (nobody listens)
-		return
-	}
-	line := &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
-	n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: line})
 }
 
 // storeLine stores one content line from in.s's peer inside tx: a

@@ -156,15 +156,7 @@ func (db *DB) Update(fn func(*Tx) error) error {
 		}
 		var err error
 		snapGone, err = tx.dropSnapshot() // threadcache.go
-		if err != nil {
-			return err
-		}
-		for _, f := range tx.beforeCommit {
-			if err := f(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
 	if err == nil && snapGone {
 		db.thr.snap = false

@@ -37,18 +37,7 @@ type Tx struct {
 	seen        map[seenKey]string // last id received per (peer, th), written at flush
 	usage       map[key.PublicKey]Usage
 	thrP        map[string]*Thread // thread records written (nil: deleted), for the cache at commit
-	// beforeCommit runs once the transaction holds all its writes, just
-	// before bbolt writes and fsyncs it (see BeforeCommit).
-	beforeCommit []func() error
 }
-
-// BeforeCommit has f run once the transaction's work is all in it (fn has
-// returned and the cached records are written into it), just before the
-// commit writes and fsyncs it; f does not run if anything fails before
-// that, and an error from f rolls the transaction back. Whatever f
-// announces may still be lost if the commit fails: f must not tell a peer
-// that the writes are durable.
-func (tx *Tx) BeforeCommit(f func() error) { tx.beforeCommit = append(tx.beforeCommit, f) }
 
 type seenKey struct {
 	peer key.PublicKey
