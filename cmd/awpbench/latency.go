@@ -48,20 +48,10 @@ const latencyPrefix = "awpbench latency "
 // queued until the receiver has it all, a timed msg every latencyGap in
 // another thread: latency_during_blob_p99_ms over those.
 func (b *bench) latencyFig() error {
-	o, r := b.o, &b.res
-	fs, err := fsyncMedian(b.tmp, 200)
-	if err != nil {
-		return fmt.Errorf("fsync: %w", err)
+	if err := b.latencyLimit(); err != nil {
+		return err
 	}
-	rtt, err := loopbackRTT(1000)
-	if err != nil {
-		return fmt.Errorf("round trip: %w", err)
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	limit := 2*fs + rtt
-	r.LatencyLimitMS = round(ms(limit), 3)
-	b.printf("limit: %.3f ms = two fsyncs (median %.3f ms, 64-byte append, this disk) + one loopback TCP round trip (median %.3f ms)", ms(limit), ms(fs), ms(rtt))
-
+	o := b.o
 	size := int64(o.blobMiB) << 20
 	path := filepath.Join(b.tmp, "latency-blob.bin")
 	sum, err := randomFile(path, size)
@@ -73,49 +63,14 @@ func (b *bench) latencyFig() error {
 	if err != nil {
 		return err
 	}
-	if err := send.command("idle " + strconv.Itoa(o.latencyN)); err != nil {
-		return err
-	}
-	if _, err := send.expect("sent", o.timeout); err != nil {
-		return err
-	}
-	idle, err := latencySamples(recv, o.latencyN, time.Minute)
+	idle, err := latencyIdle(send, recv, o.latencyN, o.timeout)
 	if err != nil {
 		return err
 	}
 	settle()
-	if err := send.command("blob"); err != nil {
-		return err
-	}
-	queued, err := send.expect("queued", o.timeout)
+	blob, err := latencyDuringBlob(send, recv, size, sum, o.timeout)
 	if err != nil {
 		return err
-	}
-	got, err := recv.expect("blob", o.timeout)
-	if err != nil {
-		return err
-	}
-	if got.Corrupt || got.Size != size || got.Sha256 != sum {
-		return fmt.Errorf("latency blob: receiver has %d bytes, sha256 %s, corrupt %v; want %d, %s", got.Size, got.Sha256, got.Corrupt, size, sum)
-	}
-	if err := send.command("quiet"); err != nil {
-		return err
-	}
-	sent, err := send.expect("sent", o.timeout)
-	if err != nil {
-		return err
-	}
-	all, err := latencySamples(recv, sent.N, time.Minute)
-	if err != nil {
-		return err
-	}
-	// The msgs sent while the blob was on its way: after it was queued
-	// (staging is over) and before the receiver had it all.
-	var during []time.Duration
-	for _, s := range all {
-		if s[0] >= queued.SentNS && s[0] <= got.CompleteNS {
-			during = append(during, time.Duration(s[1]-s[0]))
-		}
 	}
 	if _, err := send.stop(time.Minute); err != nil {
 		return err
@@ -123,30 +78,126 @@ func (b *bench) latencyFig() error {
 	if _, err := recv.stop(time.Minute); err != nil {
 		return err
 	}
-	if len(during) == 0 {
-		return fmt.Errorf("no msg was sent while the blob streamed (%d sent in all)", len(all))
+	if len(blob.during) == 0 {
+		return fmt.Errorf("no msg was sent while the blob streamed (%d sent in all)", blob.sent)
+	}
+	b.latencyReport(idle, blob, size)
+	return nil
+}
+
+// millis is d in milliseconds.
+func millis(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// latencyLimit measures figure 9's limit, two fsyncs and one loopback
+// round trip, into latency_limit_ms.
+func (b *bench) latencyLimit() error {
+	fs, err := fsyncMedian(b.tmp, 200)
+	if err != nil {
+		return fmt.Errorf("fsync: %w", err)
+	}
+	rtt, err := loopbackRTT(1000)
+	if err != nil {
+		return fmt.Errorf("round trip: %w", err)
+	}
+	limit := 2*fs + rtt
+	b.res.LatencyLimitMS = round(millis(limit), 3)
+	b.printf("limit: %.3f ms = two fsyncs (median %.3f ms, 64-byte append, this disk) + one loopback TCP round trip (median %.3f ms)", millis(limit), millis(fs), millis(rtt))
+	return nil
+}
+
+// latencyIdle has the sender send n timed msgs on the idle pair and
+// returns each one's time from Send to the receiver's event.
+func latencyIdle(send, recv *proc, n int, timeout time.Duration) ([]time.Duration, error) {
+	if err := send.command("idle " + strconv.Itoa(n)); err != nil {
+		return nil, err
+	}
+	if _, err := send.expect("sent", timeout); err != nil {
+		return nil, err
+	}
+	idle, err := latencySamples(recv, n, time.Minute)
+	if err != nil {
+		return nil, err
 	}
 	var ds []time.Duration
 	for _, s := range idle {
 		ds = append(ds, time.Duration(s[1]-s[0]))
 	}
+	return ds, nil
+}
+
+// blobLatency is what latencyDuringBlob measured.
+type blobLatency struct {
+	// during holds the Send-to-event times of the msgs sent after the
+	// blob was queued and before the receiver had it all.
+	during []time.Duration
+	// sent counts the timed msgs sent in all while the blob was asked for.
+	sent int
+	// streamed is the time from the blob being queued to the receiver
+	// having it all.
+	streamed time.Duration
+}
+
+// latencyDuringBlob has the sender send the size-byte blob (sha256 sum)
+// while it sends timed msgs, checks the receiver got the blob whole, and
+// keeps the msgs sent while it streamed.
+func latencyDuringBlob(send, recv *proc, size int64, sum string, timeout time.Duration) (blobLatency, error) {
+	if err := send.command("blob"); err != nil {
+		return blobLatency{}, err
+	}
+	queued, err := send.expect("queued", timeout)
+	if err != nil {
+		return blobLatency{}, err
+	}
+	got, err := recv.expect("blob", timeout)
+	if err != nil {
+		return blobLatency{}, err
+	}
+	if got.Corrupt || got.Size != size || got.Sha256 != sum {
+		return blobLatency{}, fmt.Errorf("latency blob: receiver has %d bytes, sha256 %s, corrupt %v; want %d, %s", got.Size, got.Sha256, got.Corrupt, size, sum)
+	}
+	if err := send.command("quiet"); err != nil {
+		return blobLatency{}, err
+	}
+	sent, err := send.expect("sent", timeout)
+	if err != nil {
+		return blobLatency{}, err
+	}
+	all, err := latencySamples(recv, sent.N, time.Minute)
+	if err != nil {
+		return blobLatency{}, err
+	}
+	// The msgs sent while the blob was on its way: after it was queued
+	// (staging is over) and before the receiver had it all.
+	bl := blobLatency{sent: len(all), streamed: time.Duration(got.CompleteNS - queued.SentNS)}
+	for _, s := range all {
+		if s[0] >= queued.SentNS && s[0] <= got.CompleteNS {
+			bl.during = append(bl.during, time.Duration(s[1]-s[0]))
+		}
+	}
+	return bl, nil
+}
+
+// latencyReport puts figure 9's quantiles in the results and prints them
+// against the goals.
+func (b *bench) latencyReport(ds []time.Duration, blob blobLatency, size int64) {
+	o, r := b.o, &b.res
+	during := blob.during
 	slices.Sort(ds)
 	slices.Sort(during)
 	r.LatencyN = len(ds)
-	r.LatencyP50MS = round(ms(quantile(ds, 0.5)), 3)
-	r.LatencyP99MS = round(ms(quantile(ds, 0.99)), 3)
+	r.LatencyP50MS = round(millis(quantile(ds, 0.5)), 3)
+	r.LatencyP99MS = round(millis(quantile(ds, 0.99)), 3)
 	r.LatencyRatio = round(r.LatencyP50MS/r.LatencyLimitMS, 3)
 	r.LatencyBlobN = len(during)
-	r.LatencyBlobP50MS = round(ms(quantile(during, 0.5)), 3)
-	r.LatencyBlobP99MS = round(ms(quantile(during, 0.99)), 3)
-	r.LatencyBlobMBs = round(float64(size)/1e6/(float64(got.CompleteNS-queued.SentNS)/1e9), 1)
+	r.LatencyBlobP50MS = round(millis(quantile(during, 0.5)), 3)
+	r.LatencyBlobP99MS = round(millis(quantile(during, 0.99)), 3)
+	r.LatencyBlobMBs = round(float64(size)/1e6/(float64(blob.streamed)/1e9), 1)
 	b.printf("9. latency: %d msgs on an idle pair, Send to the receiver's event: p50 %.3f ms, p99 %.3f ms, max %.3f; limit %.3f ms; p50 / limit %.2f; goal p50 <= %d x limit: %s",
-		len(ds), r.LatencyP50MS, r.LatencyP99MS, ms(ds[len(ds)-1]), r.LatencyLimitMS, r.LatencyRatio, goalLatencyLimitFactor,
+		len(ds), r.LatencyP50MS, r.LatencyP99MS, millis(ds[len(ds)-1]), r.LatencyLimitMS, r.LatencyRatio, goalLatencyLimitFactor,
 		verdict(r.LatencyP50MS <= goalLatencyLimitFactor*r.LatencyLimitMS))
 	b.printf("   during a %d MiB blob on the same connection (%.1f MB/s once queued): %d msgs, p50 %.3f ms, p99 %.3f ms, max %.3f; goal p99 <= %d ms: %s",
-		o.blobMiB, r.LatencyBlobMBs, len(during), r.LatencyBlobP50MS, r.LatencyBlobP99MS, ms(during[len(during)-1]), goalLatencyBlobP99MS,
+		o.blobMiB, r.LatencyBlobMBs, len(during), r.LatencyBlobP50MS, r.LatencyBlobP99MS, millis(during[len(during)-1]), goalLatencyBlobP99MS,
 		verdict(r.LatencyBlobP99MS <= goalLatencyBlobP99MS))
-	return nil
 }
 
 // latencySamples asks the receiver for its samples until it holds n, and

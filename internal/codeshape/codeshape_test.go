@@ -37,7 +37,6 @@ var pending = map[string]bool{
 	"cmd/awpbench/fleet.go:runFleet":          true,
 	"cmd/awpbench/gen.go:generate":            true,
 	"cmd/awpbench/handshake.go:handshakeOnce": true,
-	"cmd/awpbench/latency.go:latencyFig":      true,
 	"cmd/awpbench/main.go:parseOptions":       true,
 	"cmd/awpbench/scale.go:scaleFig":          true,
 }
