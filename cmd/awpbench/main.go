@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,29 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("awpbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
+	only := o.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.quick {
+		o.quickSizes(fs)
+	}
+	var err error
+	if o.only, err = parseOnly(*only); err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// flags defines awpbench's flags on fs, into o; the -only flag's value is
+// returned, for parseOnly.
+func (o *options) flags(fs *flag.FlagSet) (only *string) {
 	fs.IntVar(&o.n, "n", 50000, "msgs to send for figure 1")
 	fs.IntVar(&o.resume, "resume", 100000, "lines queued while the receiver is down (figure 2)")
 	fs.IntVar(&o.blobMiB, "blob-mib", 256, "blob size in MiB (figure 3)")
@@ -106,86 +130,91 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes, for a smoke run")
 	fs.BoolVar(&o.nosync, "nosync", false, "run the nodes without fsync (diagnosis only: the figures are then not durable)")
 	fs.BoolVar(&o.warm, "warm-buffers", false, "run the nodes with their blob buffers faulted in at start and kept (awp run --warm-buffers; by default, as awp run and the tray app, they are made on first use and given back when idle)")
-	only := fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,idle,latency,scale,fleet (default all)")
+	only = fs.String("only", "", "comma-separated figures to run: msgs,resume,blob,handshake,wg,tailcat,idle,latency,scale,fleet (default all)")
 	fs.StringVar(&o.dir, "dir", "", "where to make the temp dir (default $TMPDIR; use a real disk)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the children (PHASE-ROLE.pprof)")
 	fs.StringVar(&o.trace, "trace", "", "directory for execution traces of the children (PHASE-ROLE.trace)")
 	fs.StringVar(&o.memprofile, "memprofile", "", "directory for heap profiles of the children at their peak resident memory (PHASE-ROLE.heap); the human lines then say where each child's peak went")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
-	}
-	if o.quick {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		def := func(name string, p *int, v int) {
-			if !set[name] {
-				*p = v
-			}
-		}
-		def("n", &o.n, 2000)
-		def("resume", &o.resume, 2000)
-		def("blob-mib", &o.blobMiB, 8)
-		def("handshakes", &o.handshakes, 20)
-		def("json-lines", &o.jsonLines, 20000)
-		def("tcp-mib", &o.tcpMiB, 64)
-		def("tunnel-n", &o.tunnelN, 500)
-		def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
-		def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
-		def("scale-lines", &o.scaleLines, genQuick.Lines)
-		def("scale-threads", &o.scaleThreads, genQuick.Threads)
-		def("scale-blob-mb", &o.scaleBlobMB, int(genQuick.BlobBytes/1e6))
-		def("fleet-n", &o.fleetN, 20)
-		if !set["fleet-heartbeat"] {
-			o.fleetHeartbeat = time.Second
-		}
-		if !set["fleet-window"] {
-			o.fleetWindow = 3 * time.Second
-		}
-		def("idle-blob-mib", &o.idleBlobMiB, 4)
-		def("latency-n", &o.latencyN, 50)
-		if !set["fsync-time"] {
-			o.fsyncDur = 200 * time.Millisecond
-		}
-		if !set["idle-after-blob"] {
-			o.idleAfterBlob = time.Second
+	return only
+}
+
+// quickSizes puts -quick's small sizes in every size flag not set on the
+// command line.
+func (o *options) quickSizes(fs *flag.FlagSet) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	def := func(name string, p *int, v int) {
+		if !set[name] {
+			*p = v
 		}
 	}
-	o.only = map[string]bool{}
-	all := []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "idle", "latency", "scale", "fleet"}
-	if *only == "" {
-		for _, f := range all {
-			o.only[f] = true
+	def("n", &o.n, 2000)
+	def("resume", &o.resume, 2000)
+	def("blob-mib", &o.blobMiB, 8)
+	def("handshakes", &o.handshakes, 20)
+	def("json-lines", &o.jsonLines, 20000)
+	def("tcp-mib", &o.tcpMiB, 64)
+	def("tunnel-n", &o.tunnelN, 500)
+	def("tunnel-blob-mib", &o.tunnelBlobMiB, 4)
+	def("tunnel-raw-mib", &o.tunnelRawMiB, 16)
+	def("scale-lines", &o.scaleLines, genQuick.Lines)
+	def("scale-threads", &o.scaleThreads, genQuick.Threads)
+	def("scale-blob-mb", &o.scaleBlobMB, int(genQuick.BlobBytes/1e6))
+	def("fleet-n", &o.fleetN, 20)
+	if !set["fleet-heartbeat"] {
+		o.fleetHeartbeat = time.Second
+	}
+	if !set["fleet-window"] {
+		o.fleetWindow = 3 * time.Second
+	}
+	def("idle-blob-mib", &o.idleBlobMiB, 4)
+	def("latency-n", &o.latencyN, 50)
+	if !set["fsync-time"] {
+		o.fsyncDur = 200 * time.Millisecond
+	}
+	if !set["idle-after-blob"] {
+		o.idleAfterBlob = time.Second
+	}
+}
+
+// figures are the names -only takes, in the order they run.
+var figures = []string{"msgs", "resume", "blob", "handshake", "wg", "tailcat", "idle", "latency", "scale", "fleet"}
+
+// parseOnly reads -only's comma-separated figures (all of them if empty).
+func parseOnly(s string) (map[string]bool, error) {
+	only := map[string]bool{}
+	if s == "" {
+		for _, f := range figures {
+			only[f] = true
 		}
 	}
-	for f := range strings.SplitSeq(*only, ",") {
+	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		found := false
-		for _, a := range all {
-			found = found || a == f
+		if !slices.Contains(figures, f) {
+			return nil, fmt.Errorf("-only: unknown figure %q (want %s)", f, strings.Join(figures, ","))
 		}
-		if !found {
-			return nil, fmt.Errorf("-only: unknown figure %q (want %s)", f, strings.Join(all, ","))
-		}
-		o.only[f] = true
+		only[f] = true
 	}
+	return only, nil
+}
+
+// check says which size is not positive.
+func (o *options) check() error {
 	for name, v := range map[string]int{"n": o.n, "resume": o.resume, "blob-mib": o.blobMiB, "workers": o.workers,
 		"handshakes": o.handshakes, "json-lines": o.jsonLines, "tcp-mib": o.tcpMiB, "tunnel-n": o.tunnelN,
 		"tunnel-blob-mib": o.tunnelBlobMiB, "tunnel-raw-mib": o.tunnelRawMiB, "scale-lines": o.scaleLines, "scale-threads": o.scaleThreads, "fleet-n": o.fleetN,
 		"idle-blob-mib": o.idleBlobMiB, "latency-n": o.latencyN} {
 		if v <= 0 {
-			return nil, fmt.Errorf("-%s must be positive", name)
+			return fmt.Errorf("-%s must be positive", name)
 		}
 	}
 	if o.fleetHeartbeat <= 0 || o.fleetWindow <= 0 {
-		return nil, fmt.Errorf("-fleet-heartbeat and -fleet-window must be positive")
+		return fmt.Errorf("-fleet-heartbeat and -fleet-window must be positive")
 	}
-	return o, nil
+	return nil
 }
 
 // bench holds one run's state.

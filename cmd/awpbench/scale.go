@@ -30,39 +30,16 @@ const (
 // `awp threads`, the last 200 lines of the largest thread and its RSS.
 func (b *bench) scaleFig() error {
 	o, r := b.o, &b.res
-	spec := genFull
-	if o.quick {
-		spec = genQuick
-	}
-	spec.Lines, spec.Threads, spec.BlobBytes = o.scaleLines, o.scaleThreads, int64(o.scaleBlobMB)*1e6
-	spec.Peers = min(spec.Peers, spec.Threads)
 	dir := filepath.Join(b.tmp, "scale-node")
-	t0 := time.Now()
-	var gen genResult
-	var err error
 	if o.scaleData != "" {
 		// A directory `awpbench gen` made (to profile without waiting for
 		// the generator each time): used as it is, and kept.
 		dir = o.scaleData
-		gen, err = readGen(dir)
 	} else {
 		defer os.RemoveAll(dir) // 2 GB: gone before the next figure
-		gen, err = generate(dir, spec, b.out)
 	}
+	gen, kf, err := b.scaleGen(dir)
 	if err != nil {
-		return fmt.Errorf("generate: %w", err)
-	}
-	r.ScaleLines, r.ScaleThreads, r.ScaleBlobs = gen.Lines, gen.Threads, gen.Blobs
-	r.ScaleBlobMB = round(float64(gen.BlobBytes)/1e6, 1)
-	r.ScaleDBMB = round(float64(gen.DBBytes)/1e6, 1)
-	r.ScaleGenS = round(time.Since(t0).Seconds(), 2)
-	if gen.Took > 0 { // a directory made earlier: how long its generator took
-		r.ScaleGenS = round(gen.Took.Seconds(), 2)
-	}
-	b.printf("   scale: generated %d lines in %d threads (largest %d), %d blobs of %.0f MB, awp.db %.0f MB in %.1f s",
-		gen.Lines, gen.Threads, gen.LargestN, gen.Blobs, r.ScaleBlobMB, r.ScaleDBMB, r.ScaleGenS)
-	kf := filepath.Join(b.tmp, "scale.seed")
-	if err := os.WriteFile(kf, []byte(hex.EncodeToString(gen.Key.Seed())+"\n"), 0o600); err != nil {
 		return err
 	}
 
@@ -87,54 +64,15 @@ func (b *bench) scaleFig() error {
 		return err
 	}
 	r.ScaleStartS = round(st.took.Seconds(), 3)
-	c := st.c
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
-
-	// The CPU time of the calls too (the node's and this process's): a
-	// figure the machine's load does not stretch, beside the wall time.
-	nodeCPU := func() (float64, error) {
-		if err := st.p.command("cpu"); err != nil {
-			return 0, err
-		}
-		m, err := st.p.expect("cpu", time.Minute)
-		return m.CPUS, err
-	}
-	n0, err := nodeCPU()
+	threads, err := b.scaleThreads(ctx, st, gen)
 	if err != nil {
 		return err
 	}
-	c0 := cpuSeconds()
-	var threads []time.Duration
-	for i := range scaleRepeats + 1 {
-		t := time.Now()
-		ths, err := c.Threads(ctx)
-		if err != nil {
-			return fmt.Errorf("threads: %w", err)
-		}
-		threads = append(threads, time.Since(t))
-		if i == 0 && len(ths) != gen.Threads {
-			return fmt.Errorf("threads: %d listed, %d generated", len(ths), gen.Threads)
-		}
-	}
-	c1 := cpuSeconds()
-	n1, err := nodeCPU()
+	opens, err := scaleOpens(ctx, st.c, gen)
 	if err != nil {
 		return err
-	}
-	r.ScaleThreadsCPUMS = round((n1-n0+c1-c0)*1e3/(scaleRepeats+1), 2)
-	var opens []time.Duration
-	for range scaleRepeats + 1 {
-		t := time.Now()
-		ls, err := c.LinesLast(ctx, gen.Largest, "", scaleOpenLines)
-		if err != nil {
-			return fmt.Errorf("open %s: %w", gen.Largest, err)
-		}
-		opens = append(opens, time.Since(t))
-		want := min(scaleOpenLines, gen.LargestN)
-		if len(ls) != want || ls[len(ls)-1].Seq != uint64(gen.LargestN) || ls[0].Seq != uint64(gen.LargestN-want+1) {
-			return fmt.Errorf("open %s: %d lines ending at #%d, want %d ending at #%d", gen.Largest, len(ls), lastSeq(ls), want, gen.LargestN)
-		}
 	}
 	done, err := st.p.stop(time.Minute)
 	if err != nil {
@@ -156,6 +94,100 @@ func (b *bench) scaleFig() error {
 	return nil
 }
 
+// scaleGen generates figure 5's data directory at dir, or reads the one
+// -scale-data names, and writes its key's seed to a file for the node.
+func (b *bench) scaleGen(dir string) (gen genResult, keyFile string, err error) {
+	o, r := b.o, &b.res
+	spec := genFull
+	if o.quick {
+		spec = genQuick
+	}
+	spec.Lines, spec.Threads, spec.BlobBytes = o.scaleLines, o.scaleThreads, int64(o.scaleBlobMB)*1e6
+	spec.Peers = min(spec.Peers, spec.Threads)
+	t0 := time.Now()
+	if o.scaleData != "" {
+		gen, err = readGen(dir)
+	} else {
+		gen, err = generate(dir, spec, b.out)
+	}
+	if err != nil {
+		return gen, "", fmt.Errorf("generate: %w", err)
+	}
+	r.ScaleLines, r.ScaleThreads, r.ScaleBlobs = gen.Lines, gen.Threads, gen.Blobs
+	r.ScaleBlobMB = round(float64(gen.BlobBytes)/1e6, 1)
+	r.ScaleDBMB = round(float64(gen.DBBytes)/1e6, 1)
+	r.ScaleGenS = round(time.Since(t0).Seconds(), 2)
+	if gen.Took > 0 { // a directory made earlier: how long its generator took
+		r.ScaleGenS = round(gen.Took.Seconds(), 2)
+	}
+	b.printf("   scale: generated %d lines in %d threads (largest %d), %d blobs of %.0f MB, awp.db %.0f MB in %.1f s",
+		gen.Lines, gen.Threads, gen.LargestN, gen.Blobs, r.ScaleBlobMB, r.ScaleDBMB, r.ScaleGenS)
+	keyFile = filepath.Join(b.tmp, "scale.seed")
+	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(gen.Key.Seed())+"\n"), 0o600); err != nil {
+		return gen, "", err
+	}
+	return gen, keyFile, nil
+}
+
+// scaleThreads times `awp threads` on the node, scaleRepeats+1 times,
+// and puts the CPU time of a call (the node's and this process's: a
+// figure the machine's load does not stretch, beside the wall time) in
+// scale_threads_cpu_ms.
+func (b *bench) scaleThreads(ctx context.Context, st *scaleNode, gen genResult) ([]time.Duration, error) {
+	nodeCPU := func() (float64, error) {
+		if err := st.p.command("cpu"); err != nil {
+			return 0, err
+		}
+		m, err := st.p.expect("cpu", time.Minute)
+		return m.CPUS, err
+	}
+	n0, err := nodeCPU()
+	if err != nil {
+		return nil, err
+	}
+	c0 := cpuSeconds()
+	var threads []time.Duration
+	for i := range scaleRepeats + 1 {
+		t := time.Now()
+		ths, err := st.c.Threads(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("threads: %w", err)
+		}
+		threads = append(threads, time.Since(t))
+		if i == 0 && len(ths) != gen.Threads {
+			return nil, fmt.Errorf("threads: %d listed, %d generated", len(ths), gen.Threads)
+		}
+	}
+	c1 := cpuSeconds()
+	n1, err := nodeCPU()
+	if err != nil {
+		return nil, err
+	}
+	b.res.ScaleThreadsCPUMS = round((n1-n0+c1-c0)*1e3/(scaleRepeats+1), 2)
+	return threads, nil
+}
+
+// scaleOpens times reading the last scaleOpenLines lines of the largest
+// thread, scaleRepeats+1 times, and checks they are the right ones.
+func scaleOpens(ctx context.Context, c *localapi.Client, gen genResult) ([]time.Duration, error) {
+	var opens []time.Duration
+	for range scaleRepeats + 1 {
+		t := time.Now()
+		ls, err := c.LinesLast(ctx, gen.Largest, "", scaleOpenLines)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", gen.Largest, err)
+		}
+		opens = append(opens, time.Since(t))
+		want := min(scaleOpenLines, gen.LargestN)
+		if len(ls) != want || ls[len(ls)-1].Seq != uint64(gen.LargestN) || ls[0].Seq != uint64(gen.LargestN-want+1) {
+			return nil, fmt.Errorf("open %s: %d lines ending at #%d, want %d ending at #%d", gen.Largest, len(ls), lastSeq(ls), want, gen.LargestN)
+		}
+	}
+	return opens, nil
+}
+
+// scaleNode is a node child started on a data directory, and how long
+// its local API took to answer.
 type scaleNode struct {
 	p    *proc
 	c    *localapi.Client

@@ -27,24 +27,11 @@ const (
 	reason = "One function on purpose"
 )
 
-// pending lists the files (and functions, as file:Name) of the benchmark
-// command that are still to be split: the perf and scale figures were
-// being written in them while the rest of the tree was brought under the
-// limits. Remove an entry when its place is split; the test fails when an
-// entry is no longer needed, so the list only shrinks.
-var pending = map[string]bool{
-	"cmd/awpbench/fleet.go:runFleet":          true,
-	"cmd/awpbench/handshake.go:handshakeOnce": true,
-	"cmd/awpbench/main.go:parseOptions":       true,
-	"cmd/awpbench/scale.go:scaleFig":          true,
-}
-
 func TestShape(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := map[string]bool{}
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -66,11 +53,7 @@ func TestShape(t *testing.T) {
 			return err
 		}
 		if n := strings.Count(string(src), "\n"); n > MaxFileLines {
-			if pending[rel] {
-				used[rel] = true
-			} else {
-				t.Errorf("%s: %d lines, more than %d: split it by concern", rel, n, MaxFileLines)
-			}
+			t.Errorf("%s: %d lines, more than %d: split it by concern", rel, n, MaxFileLines)
 		}
 		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
 		if err != nil {
@@ -85,20 +68,11 @@ func TestShape(t *testing.T) {
 			if n <= MaxFuncLines || fd.Doc != nil && strings.Contains(fd.Doc.Text(), reason) {
 				continue
 			}
-			if k := rel + ":" + fd.Name.Name; pending[k] {
-				used[k] = true
-				continue
-			}
 			t.Errorf("%s: %s is %d lines, more than %d: split it, or say why not in its comment (%q)", rel, fd.Name.Name, n, MaxFuncLines, reason)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for k := range pending {
-		if !used[k] {
-			t.Errorf("pending entry %s is no longer needed: remove it", k)
-		}
 	}
 }
