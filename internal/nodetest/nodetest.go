@@ -35,7 +35,8 @@ func (w tlog) Write(b []byte) (int, error) {
 }
 
 // New starts a node named name with the key of seed (32 bytes of seed) on
-// a temporary store; mod may change its Config first.
+// a temporary store; mod may change its Config first (RandomKey: a key of
+// its own).
 func New(t testing.TB, name string, seed byte, mod ...func(*peer.Config)) *peer.Node {
 	t.Helper()
 	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
@@ -62,6 +63,18 @@ func New(t testing.TB, name string, seed byte, mod ...func(*peer.Config)) *peer.
 		}
 	})
 	return n
+}
+
+// RandomKey is an option of New: a new random key instead of the seed's,
+// for tests that start nodes a seed would not tell apart (two of the same
+// name, as many as a benchmark wants).
+func RandomKey(t testing.TB) func(*peer.Config) {
+	t.Helper()
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(c *peer.Config) { c.Key = k }
 }
 
 // Link connects a to b and waits for the handshake.

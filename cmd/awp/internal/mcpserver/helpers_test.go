@@ -1,18 +1,16 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
@@ -22,17 +20,6 @@ import (
 // real socket) and talk to it with the SDK's own client over in-memory
 // transports.
 
-// testLog routes a node's log to t.Logf.
-type testLog struct {
-	t    testing.TB
-	name string
-}
-
-func (w testLog) Write(b []byte) (int, error) {
-	w.t.Logf("%s: %s", w.name, bytes.TrimSpace(b))
-	return len(b), nil
-}
-
 // node is a running peer and a local API client for it.
 type node struct {
 	*peer.Node
@@ -40,33 +27,18 @@ type node struct {
 	c   *localapi.Client
 }
 
-// startNode starts a node on a fresh data directory (short enough for its
-// socket), with its workspace in a temporary directory, and serves its
-// local API until the test ends.
+// startNode starts a node (nodetest.New) with a key of its own, on a
+// fresh data directory (short enough for its socket), with its workspace
+// in a temporary directory, and serves its local API until the test ends.
 func startNode(t testing.TB, name string, mod ...func(*peer.Config)) *node {
 	t.Helper()
-	k, err := key.NewPrivate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := localapitest.ShortTempDir(t)
-	cfg := peer.Config{
-		Key: k, DataDir: dir, Name: name, Listen: []string{"tcp://127.0.0.1:0"}, Workspace: t.TempDir(),
-		Approver:         peer.DenyAll{},
-		PresenceDebounce: 20 * time.Millisecond,
-		Logger:           slog.New(slog.NewTextHandler(testLog{t, name}, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	}
-	for _, m := range mod {
-		m(&cfg)
-	}
-	n, err := peer.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(); err != nil {
-		t.Fatal(err)
-	}
-	dir = cfg.DataDir // a mod may choose it
+	mods := append([]func(*peer.Config){nodetest.RandomKey(t), func(c *peer.Config) {
+		c.DataDir, c.Workspace = localapitest.ShortTempDir(t), t.TempDir()
+		c.Approver = peer.DenyAll{}
+		c.PresenceDebounce = 20 * time.Millisecond
+	}}, mod...)
+	n := nodetest.New(t, name, 0, mods...)
+	dir := n.DataDir() // a mod may choose it
 	l, err := localapi.Listen(localapi.SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -74,13 +46,10 @@ func startNode(t testing.TB, name string, mod ...func(*peer.Config)) *node {
 	srv := &localapi.Server{Backend: n}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before nodetest's Close of the node
 		srv.Close()
 		if err := <-served; err != nil {
 			t.Errorf("%s: serve: %v", name, err)
-		}
-		if err := n.Close(); err != nil {
-			t.Errorf("%s: close: %v", name, err)
 		}
 	})
 	return &node{Node: n, dir: dir, c: localapi.NewClient(localapi.SocketPath(dir))}
