@@ -58,25 +58,20 @@ func (b *bench) runRaw2(tag string, size int64, bd binding) (streamRate, error) 
 // process, each with its own wireguard-go device and netstack, UDP over
 // 127.0.0.1.
 func wgRawMBPerSec(size int64) (streamRate, error) {
-	ka, err := key.NewPrivate()
-	if err != nil {
-		return streamRate{}, err
-	}
-	kb, err := key.NewPrivate()
-	if err != nil {
-		return streamRate{}, err
-	}
-	a := transport.New(transport.Options{Key: ka})
-	defer a.Close()
-	d := transport.New(transport.Options{Key: kb})
-	defer d.Close()
-	a.AllowKey(kb.Public())
-	return managerStreamMBPerSec(a, d, "wg://127.0.0.1:0", size)
+	return managerPairMBPerSec(transport.Options{}, "wg://127.0.0.1:0", true, size)
 }
 
 // tailcatRawMBPerSec is raw TCP on tunnel port 1 through tailcat: two
 // Managers in this process on the relay of o.
 func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (streamRate, error) {
+	return managerPairMBPerSec(transport.Options{Tailcat: o}, transport.TailcatListen, false, size)
+}
+
+// managerPairMBPerSec makes two Managers with options o and keys of their
+// own, and streams size bytes from the second to the first listening on
+// addr (managerStreamMBPerSec); allowDialer lets the dialer's key in
+// first (the wg binding accepts only keys it was given).
+func managerPairMBPerSec(o transport.Options, addr string, allowDialer bool, size int64) (streamRate, error) {
 	ka, err := key.NewPrivate()
 	if err != nil {
 		return streamRate{}, err
@@ -85,11 +80,16 @@ func tailcatRawMBPerSec(o transport.TailcatOptions, size int64) (streamRate, err
 	if err != nil {
 		return streamRate{}, err
 	}
-	a := transport.New(transport.Options{Key: ka, Tailcat: o})
+	oa, od := o, o
+	oa.Key, od.Key = ka, kb
+	a := transport.New(oa)
 	defer a.Close()
-	d := transport.New(transport.Options{Key: kb, Tailcat: o})
+	d := transport.New(od)
 	defer d.Close()
-	return managerStreamMBPerSec(a, d, transport.TailcatListen, size)
+	if allowDialer {
+		a.AllowKey(kb.Public())
+	}
+	return managerStreamMBPerSec(a, d, addr, size)
 }
 
 // rawWarmup is sent through a tunnel before the clock starts: the conn's
