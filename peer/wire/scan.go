@@ -194,19 +194,13 @@ func scanNumber(b []byte, i int) (int, error) {
 	case b[i] == '0':
 		i++
 	case b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i)
 	default:
 		return 0, errSyntax
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
+		s := i + 1
+		if i = skipDigits(b, s); i == s {
 			return 0, errSyntax
 		}
 	}
@@ -216,14 +210,19 @@ func scanNumber(b []byte, i int) (int, error) {
 			i++
 		}
 		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
+		if i = skipDigits(b, s); i == s {
 			return 0, errSyntax
 		}
 	}
 	return i, nil
+}
+
+// skipDigits returns the index after the decimal digits from b[i].
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
