@@ -24,6 +24,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/awp-tray/awp-tray/internal/cmdline"
 )
 
 // AppID is the app's id: the desktop entry's name, the icon's name, the
@@ -201,21 +203,13 @@ func list(items []string) string {
 // key wants it (before the value escaping of the file format): arguments
 // with reserved characters are double-quoted, with ", `, $ and \ escaped
 // inside, and % is doubled.
-func ExecLine(prog string, args []string) string {
-	all := append([]string{prog}, args...)
-	for i, a := range all {
-		all[i] = quoteArg(a)
-	}
-	return strings.Join(all, " ")
-}
+func ExecLine(prog string, args []string) string { return execQuoting.Join(prog, args) }
 
-func quoteArg(a string) string {
-	a = strings.ReplaceAll(a, "%", "%%")
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\><~|&;$*?#()`=") {
-		return a
-	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`", `$`, `\$`)
-	return `"` + r.Replace(a) + `"`
+// execQuoting is the Exec key's quoting.
+var execQuoting = cmdline.Quoting{
+	Always:   strings.NewReplacer("%", "%%"),
+	Reserved: " \t\n\"'\\><~|&;$*?#()`=",
+	Inside:   strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`", `$`, `\$`),
 }
 
 // escapeValue escapes a string value for a desktop entry: backslash,

@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/cmdline"
 )
 
 // UnitName is the unit's file name.
@@ -95,21 +97,13 @@ func (u Unit) String() string {
 // quotes or backslashes in double quotes with \ and " escaped; % doubled
 // (specifiers) and $ doubled (variables) everywhere, so every argument
 // reaches awp as it was given.
-func ExecLine(prog string, args []string) string {
-	all := append([]string{prog}, args...)
-	for i, a := range all {
-		all[i] = quoteArg(a)
-	}
-	return strings.Join(all, " ")
-}
+func ExecLine(prog string, args []string) string { return execStartQuoting.Join(prog, args) }
 
-func quoteArg(a string) string {
-	a = strings.NewReplacer("%", "%%", "$", "$$").Replace(a)
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\;") {
-		return a
-	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
-	return `"` + r.Replace(a) + `"`
+// execStartQuoting is ExecStart='s quoting.
+var execStartQuoting = cmdline.Quoting{
+	Always:   strings.NewReplacer("%", "%%", "$", "$$"),
+	Reserved: " \t\n\"'\\;",
+	Inside:   strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`),
 }
 
 // Dir returns the user's unit directory: $XDG_CONFIG_HOME/systemd/user,
