@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -259,6 +261,124 @@ func checkTh(flagName, s string) error {
 		return usagef("%s %q: want thr_ and 1 to 32 of [0-9a-z]", flagName, s)
 	}
 	return nil
+}
+
+// clientTo returns a local API client for the data directory of fs and
+// resolves *to (--to: a key, a key prefix or a peer's name) in place.
+func (e *env) clientTo(fs *flagSet, to *string) (*localapi.Client, error) {
+	c, err := e.client(fs)
+	if err != nil {
+		return nil, err
+	}
+	if *to, err = resolveKey(e.ctx, c, "--to", *to); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// clientOneArg parses a command's flags and its one argument (what, not
+// empty), and returns a local API client and the argument.
+func (e *env) clientOneArg(fs *flagSet, args []string, what string) (*localapi.Client, string, error) {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return nil, "", err
+	}
+	arg, err := oneArg(pos, what)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := e.client(fs)
+	return c, arg, err
+}
+
+// oneArg reports bad usage unless pos is one argument (what), not empty,
+// and returns it.
+func oneArg(pos []string, what string) (string, error) {
+	if err := nArgs(pos, 1, what); err != nil {
+		return "", err
+	}
+	if pos[0] == "" {
+		return "", usagef("%s is empty", what)
+	}
+	return pos[0], nil
+}
+
+// threadArgs parses the flags and the one TH of a command on a thread, and
+// resolves *from (a key, a prefix or a name) in place when it is given: a
+// thread mirrored to this peer by that sharer; "" is a thread of mine.
+func (e *env) threadArgs(fs *flagSet, args []string, from *string) (*localapi.Client, string, error) {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := nArgs(pos, 1, "TH"); err != nil {
+		return nil, "", err
+	}
+	if err := checkTh("TH", pos[0]); err != nil {
+		return nil, "", err
+	}
+	c, err := e.client(fs)
+	if err != nil {
+		return nil, "", err
+	}
+	if *from != "" {
+		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
+			return nil, "", err
+		}
+	}
+	return c, pos[0], nil
+}
+
+// dialArgs are a dialing command's argument and flags.
+type dialArgs struct {
+	arg     string        // what it dials (ADDR, INVITE)
+	timeout time.Duration // --timeout: 0 waits as long as the peer does
+	asJSON  bool
+}
+
+// parseDial defines --timeout (described by timeoutUsage) and --json,
+// parses args and returns the one argument (what).
+func (fs *flagSet) parseDial(args []string, what, timeoutUsage string) (dialArgs, error) {
+	timeout := fs.duration("timeout", defaultConnectTimeout, timeoutUsage)
+	asJSON := fs.jsonFlag(false)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return dialArgs{}, err
+	}
+	if err := nArgs(pos, 1, what); err != nil {
+		return dialArgs{}, err
+	}
+	if *timeout < 0 {
+		return dialArgs{}, usagef("--timeout must not be negative")
+	}
+	return dialArgs{arg: pos[0], timeout: *timeout, asJSON: *asJSON}, nil
+}
+
+// dialContext is e.ctx bounded by timeout (0: not bounded).
+func (e *env) dialContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(e.ctx, timeout)
+	}
+	return e.ctx, func() {}
+}
+
+// printKey prints a peer's key: alone on its line, or {"key": …} with
+// --json.
+func (e *env) printKey(k string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e.stdout, map[string]string{"key": k})
+	}
+	_, err := fmt.Fprintln(e.stdout, k)
+	return err
+}
+
+// logger is the peer's log on stderr: info, or debug when verbose.
+func (e *env) logger(verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // nArgs reports bad usage unless there are exactly n positionals.

@@ -79,11 +79,8 @@ func runGrant(e *env, args []string) error {
 	if *ttl <= 0 {
 		return usagef("--ttl is required and must be positive")
 	}
-	c, err := e.client(fs)
+	c, err := e.clientTo(fs, to)
 	if err != nil {
-		return err
-	}
-	if *to, err = resolveKey(e.ctx, c, "--to", *to); err != nil {
 		return err
 	}
 	onKeys, err := resolveKeys(e.ctx, c, "--on", on)
@@ -123,22 +120,11 @@ func runGrants(e *env, args []string) error {
 }
 
 func runRevoke(e *env, args []string) error {
-	fs := newFlags("revoke")
-	pos, err := fs.parse(args)
+	c, id, err := e.clientOneArg(newFlags("revoke"), args, "ID")
 	if err != nil {
 		return err
 	}
-	if err := nArgs(pos, 1, "ID"); err != nil {
-		return err
-	}
-	if pos[0] == "" {
-		return usagef("ID is empty")
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	return e.wrap("revoke", c.RevokeGrant(e.ctx, pos[0]))
+	return e.wrap("revoke", c.RevokeGrant(e.ctx, id))
 }
 
 // requestMimes maps `awp request` verbs to request mimes.
@@ -452,11 +438,8 @@ func runRequest(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.client(fs)
+	c, err := e.clientTo(fs, &req.To)
 	if err != nil {
-		return err
-	}
-	if req.To, err = resolveKey(e.ctx, c, "--to", req.To); err != nil {
 		return err
 	}
 	ctx := e.ctx

@@ -67,11 +67,7 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	if o.verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	log := e.logger(o.verbose)
 	c := localapi.NewClient(localapi.SocketPath(dir))
 	opt := mcpserver.Options{DataDir: dir, Logger: log.With("component", "mcp"), Version: peer.Version}
 

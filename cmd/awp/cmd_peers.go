@@ -67,44 +67,28 @@ func runStatus(e *env, args []string) error {
 
 func runConnect(e *env, args []string) error {
 	fs := newFlags("connect")
-	timeout := fs.duration("timeout", defaultConnectTimeout, "give up after this long (0: wait as long as the peer does)")
-	asJSON := fs.jsonFlag(false)
-	pos, err := fs.parse(args)
+	d, err := fs.parseDial(args, "ADDR", "give up after this long (0: wait as long as the peer does)")
 	if err != nil {
 		return err
-	}
-	if err := nArgs(pos, 1, "ADDR"); err != nil {
-		return err
-	}
-	if *timeout < 0 {
-		return usagef("--timeout must not be negative")
 	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
 	}
-	ctx := e.ctx
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
-	k, err := c.Connect(ctx, pos[0])
+	ctx, cancel := e.dialContext(d.timeout)
+	defer cancel()
+	k, err := c.Connect(ctx, d.arg)
 	if err != nil {
 		if errors.Is(err, localapi.ErrNotRunning) || e.ctx.Err() != nil {
 			return e.wrap("connect", err)
 		}
 		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("%s: no handshake within %v", pos[0], formatDuration(*timeout))
+			err = fmt.Errorf("%s: no handshake within %v", d.arg, formatDuration(d.timeout))
 		}
 		// The dialer the peer started stays: it keeps trying.
 		return fmt.Errorf("%w; the peer keeps redialing it (backing off up to 30s; `awp peers` shows when it is up)", err)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, map[string]string{"key": k})
-	}
-	_, err = fmt.Fprintln(e.stdout, k)
-	return err
+	return e.printKey(k, d.asJSON)
 }
 
 func runPeers(e *env, args []string) error {

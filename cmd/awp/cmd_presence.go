@@ -178,26 +178,11 @@ func runPrivate(e *env, args []string) error {
 	fs := newFlags("private")
 	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name) of a thread mirrored to this peer (default: a thread of mine)")
 	fs.jsonFlag(true)
-	pos, err := fs.parse(args)
+	c, th, err := e.threadArgs(fs, args, from)
 	if err != nil {
 		return err
 	}
-	if err := nArgs(pos, 1, "TH"); err != nil {
-		return err
-	}
-	if err := checkTh("TH", pos[0]); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	if *from != "" {
-		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
-			return err
-		}
-	}
-	res, err := c.SetPrivate(e.ctx, pos[0], *from)
+	res, err := c.SetPrivate(e.ctx, th, *from)
 	if err != nil {
 		return e.wrap("private", err)
 	}
@@ -224,19 +209,11 @@ func runInvite(e *env, args []string) error {
 
 func runAdd(e *env, args []string) error {
 	fs := newFlags("add")
-	timeout := fs.duration("timeout", defaultConnectTimeout, "give up waiting for the connection after this long (0: wait as long as the peer does)")
-	asJSON := fs.jsonFlag(false)
-	pos, err := fs.parse(args)
+	d, err := fs.parseDial(args, "INVITE", "give up waiting for the connection after this long (0: wait as long as the peer does)")
 	if err != nil {
 		return err
 	}
-	if err := nArgs(pos, 1, "INVITE"); err != nil {
-		return err
-	}
-	if *timeout < 0 {
-		return usagef("--timeout must not be negative")
-	}
-	card, err := peer.ParseInvite(pos[0])
+	card, err := peer.ParseInvite(d.arg)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -244,29 +221,21 @@ func runAdd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx := e.ctx
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
-	k, err := c.AddInvite(ctx, pos[0])
+	ctx, cancel := e.dialContext(d.timeout)
+	defer cancel()
+	k, err := c.AddInvite(ctx, d.arg)
 	if err != nil {
 		if errors.Is(err, localapi.ErrNotRunning) {
 			return err
 		}
 		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
 			// The peer records the invite before it dials.
-			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, formatDuration(*timeout))
+			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, formatDuration(d.timeout))
 		}
 		if k != "" {
 			return fmt.Errorf("could not connect to %s: %v; the peer is recorded and will be dialed", k, err)
 		}
 		return e.wrap("add", err)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, map[string]string{"key": k})
-	}
-	_, err = fmt.Fprintln(e.stdout, k)
-	return err
+	return e.printKey(k, d.asJSON)
 }

@@ -143,11 +143,7 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	if o.verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	log := e.logger(o.verbose)
 
 	priv, created, err := e.loadIdentity(dir, o.keyring)
 	if err != nil {

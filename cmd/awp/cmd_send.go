@@ -160,11 +160,8 @@ func runSend(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.client(fs)
+	c, err := e.clientTo(fs, &req.To)
 	if err != nil {
-		return err
-	}
-	if req.To, err = resolveKey(e.ctx, c, "--to", req.To); err != nil {
 		return err
 	}
 	res, err := c.Send(e.ctx, req)
@@ -190,17 +187,15 @@ func runState(e *env, args []string) error {
 	if err := checkTh("--th", *th); err != nil {
 		return err
 	}
-	if err := nArgs(pos, 1, "STATE"); err != nil {
+	state, err := oneArg(pos, "STATE")
+	if err != nil {
 		return err
-	}
-	if pos[0] == "" {
-		return usagef("STATE is empty")
 	}
 	c, err := e.client(fs)
 	if err != nil {
 		return err
 	}
-	res, err := c.SetState(e.ctx, *th, pos[0], *note)
+	res, err := c.SetState(e.ctx, *th, state, *note)
 	if err != nil {
 		return e.wrap("state", err)
 	}

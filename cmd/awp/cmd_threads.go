@@ -44,25 +44,9 @@ func runShow(e *env, args []string) error {
 	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name), for a thread mirrored to this peer")
 	asJSON := fs.jsonFlag(false)
 	markRead := fs.Bool("mark-read", false, "also mark the thread read")
-	pos, err := fs.parse(args)
+	c, th, err := e.threadArgs(fs, args, from)
 	if err != nil {
 		return err
-	}
-	if err := nArgs(pos, 1, "TH"); err != nil {
-		return err
-	}
-	th := pos[0]
-	if err := checkTh("TH", th); err != nil {
-		return err
-	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	if *from != "" {
-		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
-			return err
-		}
 	}
 	lines, err := c.Lines(e.ctx, th, *from)
 	if err != nil {
