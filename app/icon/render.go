@@ -95,6 +95,18 @@ type Palette struct {
 	Digits   color.RGBA // the count in the badge
 }
 
+// disc is the disc's color for lk: a decision waits, else a peer is up,
+// else offline.
+func (pal Palette) disc(lk Look) color.RGBA {
+	switch {
+	case lk.Approval:
+		return pal.Approval
+	case lk.Online:
+		return pal.Online
+	}
+	return pal.Offline
+}
+
 // Palettes are the colors of each variant, indexed by Panel.
 var Palettes = [...]Palette{
 	PanelDark: {
@@ -282,14 +294,7 @@ func drawLook(lk Look, pal Palette, size int) *image.RGBA {
 	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, size, size)), s: l.s}
 	mid := l.s / 2
 
-	base := pal.Offline
-	switch {
-	case lk.Approval:
-		base = pal.Approval
-	case lk.Online:
-		base = pal.Online
-	}
-	c.capsulePx(mid, mid, mid, mid, l.discR, base)
+	c.capsulePx(mid, mid, mid, mid, l.discR, pal.disc(lk))
 
 	left, right := l.nodeX, l.s-l.nodeX
 	switch {

@@ -27,14 +27,7 @@ func SVG(lk Look, p Panel) []byte {
 		disc = `<g mask="url(#ring)">`
 	}
 	b.WriteString(disc + "\n")
-	base := pal.Offline
-	switch {
-	case lk.Approval:
-		base = pal.Approval
-	case lk.Online:
-		base = pal.Online
-	}
-	fmt.Fprintf(&b, `<circle cx="%g" cy="%g" r="%g" fill="%s"/>`+"\n", mid, mid, l.discR, hex(base))
+	fmt.Fprintf(&b, `<circle cx="%g" cy="%g" r="%g" fill="%s"/>`+"\n", mid, mid, l.discR, hex(pal.disc(lk)))
 	mark := hex(pal.Mark)
 	left, right := l.nodeX, l.s-l.nodeX
 	rect := func(x0, y0, x1, y1 float64) {

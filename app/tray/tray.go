@@ -434,26 +434,28 @@ func fingerprint(items []menu.Item) string {
 	return b.String()
 }
 
+// windowOps are the UI process's ops of the menu items that only show a
+// window.
+var windowOps = map[menu.Kind]string{
+	menu.ShowThreads:   uilink.OpShow,
+	menu.ShowPresence:  uilink.OpPresence,
+	menu.ShowApprovals: uilink.OpApprovals,
+	menu.CopyInvite:    uilink.OpInvite,
+	menu.AddPeer:       uilink.OpAddPeer,
+	menu.ShowSettings:  uilink.OpSettings,
+}
+
 // Do carries out a menu click.
 func (t *Tray) Do(a menu.Action) {
-	send := func(m uilink.Msg) { t.opt.UI.Send(m) }
+	if op, ok := windowOps[a.Kind]; ok {
+		t.opt.UI.Send(uilink.Msg{Op: op})
+		return
+	}
 	switch a.Kind {
 	case menu.OpenThread:
-		send(uilink.Msg{Op: uilink.OpThread, Th: a.Th, From: a.From})
+		t.opt.UI.Send(uilink.Msg{Op: uilink.OpThread, Th: a.Th, From: a.From})
 	case menu.OpenApproval:
-		send(uilink.Msg{Op: uilink.OpApprovals, ID: a.ID})
-	case menu.ShowThreads:
-		send(uilink.Msg{Op: uilink.OpShow})
-	case menu.ShowPresence:
-		send(uilink.Msg{Op: uilink.OpPresence})
-	case menu.ShowApprovals:
-		send(uilink.Msg{Op: uilink.OpApprovals})
-	case menu.CopyInvite:
-		send(uilink.Msg{Op: uilink.OpInvite})
-	case menu.AddPeer:
-		send(uilink.Msg{Op: uilink.OpAddPeer})
-	case menu.ShowSettings:
-		send(uilink.Msg{Op: uilink.OpSettings})
+		t.opt.UI.Send(uilink.Msg{Op: uilink.OpApprovals, ID: a.ID})
 	case menu.PauseHour, menu.PauseTomorrow, menu.PauseForever, menu.Resume:
 		t.SetPause(menu.PauseFor(a.Kind, t.opt.Now(), t.opt.Loc))
 	case menu.Quit:
