@@ -46,36 +46,38 @@ func paren(s string) string {
 	return "(" + s + ")"
 }
 
-// dataPart renders a data part: the profile's requests and results and
-// grants get their own summaries; anything else is pretty JSON.
+// dataParts render the data parts that get their own summaries: the
+// profile's requests and results, and grants.
+var dataParts = map[string]func(json.RawMessage) Part{
+	profile.MimeExec:        execRequest,
+	profile.MimeExecResult:  execResult,
+	profile.MimeRead:        fsReadRequest,
+	profile.MimeReadResult:  fsReadResult,
+	profile.MimeWrite:       fsWriteRequest,
+	profile.MimeWriteResult: fsWriteResult,
+	peer.MimeGrant:          grantPart,
+	peer.MimeGrantRequest:   grantRequestPart,
+	peer.MimeGrantDenied:    grantDeniedPart,
+}
+
+// dataPart renders a data part: those of dataParts by their own
+// function; anything else is pretty JSON.
 func dataPart(mime string, data json.RawMessage) Part {
 	var p Part
-	switch mime {
-	case profile.MimeExec:
-		p = execRequest(data)
-	case profile.MimeExecResult:
-		p = execResult(data)
-	case profile.MimeRead:
-		p = fsReadRequest(data)
-	case profile.MimeReadResult:
-		p = fsReadResult(data)
-	case profile.MimeWrite:
-		p = fsWriteRequest(data)
-	case profile.MimeWriteResult:
-		p = fsWriteResult(data)
-	case peer.MimeGrant:
-		p = grantPart(data)
-	case peer.MimeGrantRequest:
-		p = grantRequestPart(data)
-	case peer.MimeGrantDenied:
-		var d peer.GrantDenied
-		_ = json.Unmarshal(data, &d)
-		p = Part{Kind: PartGrantDenied, Title: "grant denied", Text: d.Reason}
-	default:
+	if f, ok := dataParts[mime]; ok {
+		p = f(data)
+	} else {
 		p = Part{Kind: PartData, Title: mime, Text: Pretty(data), Mono: true}
 	}
 	p.Mime = mime
 	return p
+}
+
+// grantDeniedPart renders a grant request's refusal: its reason.
+func grantDeniedPart(data json.RawMessage) Part {
+	var d peer.GrantDenied
+	_ = json.Unmarshal(data, &d)
+	return Part{Kind: PartGrantDenied, Title: "grant denied", Text: d.Reason}
 }
 
 // Pretty indents JSON two spaces; invalid JSON comes back as it is.
