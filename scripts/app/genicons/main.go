@@ -22,15 +22,6 @@ import (
 // AppID names the icon files (the desktop entry's Icon=).
 const AppID = "dev.awp.tray"
 
-// HicolorSizes are the sizes written into the hicolor theme.
-var HicolorSizes = []int{16, 22, 24, 32, 48, 64, 128, 256, 512}
-
-// appLook and appPanel are the app icon's look.
-var (
-	appLook  = icon.Look{Online: true}
-	appPanel = icon.PanelLight
-)
-
 func main() {
 	out := flag.String("out", "", "directory to write icon.png (the 512 px app icon) into")
 	hicolor := flag.String("hicolor", "", "hicolor theme directory to write the app icon into, every size")
@@ -42,16 +33,16 @@ func main() {
 	}
 	files := map[string][]byte{}
 	if *out != "" {
-		files[filepath.Join(*out, "icon.png")] = icon.PNG(icon.State{PeersUp: 1}, appPanel, 512)
+		files[filepath.Join(*out, "icon.png")] = icon.AppPNG(512)
 	}
 	if *hicolor != "" {
-		for _, s := range HicolorSizes {
-			files[filepath.Join(*hicolor, fmt.Sprintf("%dx%d", s, s), "apps", AppID+".png")] = encodeLook(s)
+		for _, s := range icon.HicolorSizes {
+			files[filepath.Join(*hicolor, fmt.Sprintf("%dx%d", s, s), "apps", AppID+".png")] = icon.AppPNG(s)
 		}
-		files[filepath.Join(*hicolor, "scalable", "apps", AppID+".svg")] = icon.SVG(appLook, appPanel)
+		files[filepath.Join(*hicolor, "scalable", "apps", AppID+".svg")] = icon.SVG(icon.AppLook, icon.AppPanel)
 	}
 	if *ico != "" {
-		files[*ico] = icon.ICO(appLook, appPanel, 16, 24, 32, 48, 64, 256)
+		files[*ico] = icon.ICO(icon.AppLook, icon.AppPanel, 16, 24, 32, 48, 64, 256)
 	}
 	for p, b := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -62,10 +53,6 @@ func main() {
 		}
 		fmt.Println("wrote", p)
 	}
-}
-
-func encodeLook(size int) []byte {
-	return icon.PNG(icon.State{PeersUp: 1}, appPanel, size)
 }
 
 func fail(err error) {

@@ -27,17 +27,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-// HicolorSizes are the sizes of the app icon in the hicolor theme.
-var HicolorSizes = []int{16, 22, 24, 32, 48, 64, 128, 256, 512}
-
-// The app icon: the online look drawn for a light panel (a deep disc with
-// a white wire), which reads on light and dark backgrounds alike; the
-// same as assets/icon.png.
-var (
-	appLook  = icon.Look{Online: true}
-	appPanel = icon.PanelLight
-)
-
 func main() {
 	root := flag.String("root", "", "staging root to write into (required)")
 	prefix := flag.String("prefix", "/usr", "installation prefix the files are for")
@@ -63,11 +52,10 @@ func stage(root, prefix, bin, metainfo string, etc bool) error {
 		filepath.Join(p, "lib", "systemd", "user", service.UnitName): []byte(service.Unit{
 			Exec: filepath.Join(prefix, "bin", "awp"), WorkingDirectory: "%h", Version: peer.Version, Packaged: true,
 		}.String()),
-		filepath.Join(p, "share", "icons", "hicolor", "scalable", "apps", autostart.AppID+".svg"): icon.SVG(appLook, appPanel),
+		filepath.Join(p, "share", "icons", "hicolor", "scalable", "apps", autostart.AppID+".svg"): icon.SVG(icon.AppLook, icon.AppPanel),
 	}
-	for _, s := range HicolorSizes {
-		files[filepath.Join(p, "share", "icons", "hicolor", fmt.Sprintf("%dx%d", s, s), "apps", autostart.AppID+".png")] =
-			icon.PNG(icon.State{PeersUp: 1}, appPanel, s)
+	for _, s := range icon.HicolorSizes {
+		files[filepath.Join(p, "share", "icons", "hicolor", fmt.Sprintf("%dx%d", s, s), "apps", autostart.AppID+".png")] = icon.AppPNG(s)
 	}
 	if etc {
 		files[filepath.Join(root, "etc", "xdg", "autostart", autostart.FileName)] =

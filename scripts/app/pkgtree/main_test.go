@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/awp-tray/awp-tray/app/autostart"
+	"github.com/awp-tray/awp-tray/app/icon"
 )
 
 // staged lays out the tree with two fake programs.
@@ -92,7 +93,7 @@ func TestTreeValidates(t *testing.T) {
 	if !strings.Contains(string(d), "\nIcon="+autostart.AppID+"\n") || !strings.Contains(string(d), "\nExec=awp-tray\n") {
 		t.Errorf("launcher:\n%s", d)
 	}
-	for _, s := range HicolorSizes {
+	for _, s := range icon.HicolorSizes {
 		p := filepath.Join(usr, "share", "icons", "hicolor", fmt.Sprintf("%dx%d", s, s), "apps", autostart.AppID+".png")
 		f, err := os.ReadFile(p)
 		if err != nil {
