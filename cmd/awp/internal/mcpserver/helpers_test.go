@@ -55,15 +55,8 @@ func startNode(t testing.TB, name string, mod ...func(*peer.Config)) *node {
 	return &node{Node: n, dir: dir, c: localapi.NewClient(localapi.SocketPath(dir))}
 }
 
-// link connects a to b and waits for the handshake.
-func link(t testing.TB, a, b *node) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := a.Connect(ctx, b.ListenAddrs()[0]); err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-}
+// link connects a to b and waits for the handshake (nodetest.Link).
+func link(t testing.TB, a, b *node) { nodetest.Link(t, a.Node, b.Node) }
 
 // pair starts alice and bob, linked.
 func pair(t testing.TB, modBob ...func(*peer.Config)) (alice, bob *node) {
@@ -174,18 +167,6 @@ func textOf(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
-}
-
-// eventually polls cond until it holds, or fails after 20 s.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // args is a tool's arguments.
