@@ -44,11 +44,17 @@ var (
 
 // DB is an open data directory.
 type DB struct {
-	dir    string
-	db     *bolt.DB
-	files  blobFiles
-	wmu    sync.Mutex // held through each Update (and the index changes after it)
-	out    *outIndex  // per-thread index of the outboxes; guarded by wmu
+	dir   string
+	db    *bolt.DB
+	files blobFiles
+	wmu   sync.Mutex // held through each Update (and the index changes after it)
+	// vis is held (write) from a commit's meta page write until the
+	// caches (out, thr) show it, and (read) while a reader begins its
+	// transaction: a reader that sees a commit in the file also sees it
+	// in the thread list, so `awp show` never holds a line that
+	// `awp threads` does not count yet.
+	vis    sync.RWMutex
+	out    *outIndex // per-thread index of the outboxes; guarded by wmu
 	noSync bool
 	thr    threadCache
 	// sweepPos is where the next retention pass resumes in the blobs
@@ -144,37 +150,61 @@ func (db *DB) Close() error {
 func (db *DB) Update(fn func(*Tx) error) error {
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
-	var tx *Tx
-	snapGone := false
-	err := db.db.Update(func(btx *bolt.Tx) error {
-		tx = newTx(db, btx)
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if err := tx.flush(); err != nil {
-			return err
-		}
-		var err error
-		snapGone, err = tx.dropSnapshot() // threadcache.go
+	btx, err := db.db.Begin(true)
+	if err != nil {
 		return err
-	})
-	if err == nil && snapGone {
+	}
+	open := true // rolled back on an error or a panic in fn
+	defer func() {
+		if open {
+			_ = btx.Rollback()
+		}
+	}()
+	tx := newTx(db, btx)
+	snapGone, err := db.prepare(tx, fn)
+	if err != nil {
+		return err
+	}
+	// The commit becomes visible to new readers when bbolt writes its meta
+	// page, before Commit returns: no reader begins until the caches agree.
+	db.vis.Lock()
+	defer db.vis.Unlock()
+	open = false
+	if err := btx.Commit(); err != nil { // a failed Commit rolls back
+		return err
+	}
+	if snapGone {
 		db.thr.snap = false
 	}
-	if err == nil && tx != nil && tx.outP != nil {
+	if tx.outP != nil {
 		db.out.apply(tx.outP)
 	}
-	if err == nil && tx != nil {
-		db.thr.apply(tx.thrP)
+	db.thr.apply(tx.thrP)
+	return nil
+}
+
+// prepare runs fn and the writes every transaction ends with; it reports
+// whether the thread snapshot was deleted.
+func (db *DB) prepare(tx *Tx, fn func(*Tx) error) (snapGone bool, err error) {
+	if err := fn(tx); err != nil {
+		return false, err
 	}
-	return err
+	if err := tx.flush(); err != nil {
+		return false, err
+	}
+	return tx.dropSnapshot() // threadcache.go
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.db.View(func(btx *bolt.Tx) error {
-		return fn(newTx(db, btx))
-	})
+	db.vis.RLock()
+	btx, err := db.db.Begin(false)
+	db.vis.RUnlock()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = btx.Rollback() }()
+	return fn(newTx(db, btx))
 }
 
 // Check runs bbolt's consistency check and returns the first error found.

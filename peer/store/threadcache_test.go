@@ -371,3 +371,66 @@ func TestLinesLast(t *testing.T) {
 		return nil
 	})
 }
+
+// TestReaderSeesCacheOfWhatItReads: a reader whose transaction holds a
+// commit finds that commit in the thread list too (the MCP inbox reads the
+// lines, then the list: a line in one and not the other was handed out
+// late, or marked read unseen).
+func TestReaderSeesCacheOfWhatItReads(t *testing.T) {
+	db := mustOpen(t)
+	tk := ThreadKey{NS: NSOwn, Peer: newPeerKey(t), Th: "thr_race"}
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := db.RecentThreads(); err != nil { // loaded: commits apply to it
+		t.Fatal(err)
+	}
+	const n = 2000
+	done, stop := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-done }()
+	go func() {
+		defer close(done)
+		for i := 0; i < n; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			db.update(func(tx *Tx) error {
+				th, _ := tx.EnsureThread(tk, now)
+				th.Unread++
+				tx.Touch(tk)
+				return nil
+			})
+		}
+	}()
+	for running, behind := true, 0; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		var inFile int
+		db.view(func(tx *Tx) error {
+			if th, ok := tx.Thread(tk); ok {
+				inFile = th.Unread
+			}
+			return nil
+		})
+		es, err := db.RecentThreads()
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		for _, e := range es {
+			if e.Key == tk {
+				listed = e.Thread.Unread
+			}
+		}
+		if listed < inFile {
+			behind++
+			t.Errorf("the file holds unread %d, the thread list %d (%d times)", inFile, listed, behind)
+			if behind > 3 {
+				return
+			}
+		}
+	}
+}
