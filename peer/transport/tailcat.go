@@ -209,6 +209,9 @@ type tailcatListener struct {
 
 // handoff runs on netstack's goroutine for each new port-1 connection.
 func (l *tailcatListener) handoff(c net.Conn) {
+	if err := boundTailcatBuffers(c); err != nil {
+		l.m.log.Warn("transport: tailcat: conn buffers left as they are", "err", err)
+	}
 	tc := &tailcatConn{Conn: c, l: l}
 	l.mu.Lock()
 	if l.open == nil { // closed
@@ -302,6 +305,9 @@ func (m *Manager) dialTailcat(ctx context.Context, a Addr) (net.Conn, error) {
 		cl.Close()
 		m.tcDials.Done()
 		return nil, fmt.Errorf("transport: dial %s: %w", a, err)
+	}
+	if err := boundTailcatBuffers(c); err != nil {
+		m.log.Warn("transport: tailcat: conn buffers left as they are", "err", err)
 	}
 	tc := &tailcatConn{Conn: c, cl: cl, m: m}
 	if !m.trackTailcatConn(tc) {

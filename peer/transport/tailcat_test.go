@@ -214,3 +214,51 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestTailcatConnBuffers checks that both ends of a tailcat conn have the
+// bounded TCP buffers (tailcat_tcpbuf.go), not tailscale's netstack's
+// auto-tuned ones (receive 1 MiB growing to 8 MiB, send growing to 6 MiB),
+// and still carry a stream larger than both.
+func TestTailcatConnBuffers(t *testing.T) {
+	l, dial := tailcatPair(t)
+	c, err := dial(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for name, conn := range map[string]net.Conn{"dialed": c, "accepted": s} {
+		snd, rcv, err := transport.TailcatConnBuffers(conn)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if snd != transport.TailcatSendBuffer || rcv != transport.TailcatReceiveBuffer {
+			t.Errorf("%s conn: send buffer %d, receive buffer %d; want %d, %d",
+				name, snd, rcv, transport.TailcatSendBuffer, transport.TailcatReceiveBuffer)
+		}
+	}
+	const n = 8 << 20 // several windows
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for i := range buf {
+			buf[i] = byte(i)
+		}
+		var err error
+		for sent := 0; sent < n && err == nil; sent += len(buf) {
+			_, err = c.Write(buf)
+		}
+		done <- err
+	}()
+	got, err := io.CopyN(io.Discard, s, n)
+	if err != nil || got != n {
+		t.Fatalf("received %d of %d bytes: %v", got, n, err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
