@@ -28,7 +28,7 @@ import (
 // tailcatWindow is the most a tailcat conn has in flight each way. At
 // 64 KiB per queued packet that is at most about 27 MiB of wireguard-go
 // buffers per direction (with 1 MiB the sending node of a 64 MiB blob
-// peaked at 112-129 MiB, with 512 KiB at 103-110, against 175-213 with
+// peaked at 112-129 MiB, with 512 KiB at 102-111, against 175-213 with
 // tailscale's buffers); the price is a path's rate, at most tailcatWindow
 // per round trip: 5 MB/s at 100 ms, 20 MB/s at 25 ms, 100 MB/s at 5 ms
 // (tailscale's 8 MiB allows 80 MB/s at 100 ms). Loopback's raw tunnel
