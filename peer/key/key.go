@@ -151,11 +151,28 @@ func DecodeStrict(s string) ([]byte, error) {
 
 var strictB64 = B64.Strict()
 
-// MarshalText implements encoding.TextMarshaler.
-func (p PublicKey) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+// MarshalText implements encoding.TextMarshaler: the "ed25519:…" form, or
+// "" for the zero key, so a key in JSON is the same string it always was.
+func (p PublicKey) MarshalText() ([]byte, error) { return p.AppendText(nil) }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// AppendText implements encoding.TextAppender: it appends MarshalText's
+// text to b without allocating a string.
+func (p PublicKey) AppendText(b []byte) ([]byte, error) {
+	if p.IsZero() {
+		return b, nil
+	}
+	b = append(b, Prefix...)
+	return B64.AppendEncode(b, p.k[:]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler. It is MarshalText's
+// inverse: "" is the zero key (a JSON field that holds no key), anything
+// else must be a well-formed key (ErrBadKey).
 func (p *PublicKey) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*p = PublicKey{}
+		return nil
+	}
 	k, err := ParsePublic(string(b))
 	if err != nil {
 		return err

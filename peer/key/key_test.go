@@ -3,6 +3,7 @@ package key
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 )
@@ -79,5 +80,46 @@ func TestSignVerify(t *testing.T) {
 	var p PublicKey
 	if err := json.Unmarshal([]byte(`"`+k.Public().String()+`"`), &p); err != nil || p != k.Public() {
 		t.Fatalf("json round trip: %v", err)
+	}
+}
+
+// TestPublicKeyJSON checks that a PublicKey in JSON is exactly the string it
+// replaced in the API types: "ed25519:…", "" for the zero key (omitted under
+// omitzero), and that a malformed key is an ErrBadKey, not a zero key.
+func TestPublicKeyJSON(t *testing.T) {
+	good := "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"
+	type s struct {
+		K   PublicKey   `json:"k"`
+		Opt PublicKey   `json:"opt,omitzero"`
+		L   []PublicKey `json:"l"`
+	}
+	v := s{K: MustParsePublic(good), L: []PublicKey{MustParsePublic(good), {}}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"k":"` + good + `","l":["` + good + `",""]}`
+	if string(b) != want {
+		t.Fatalf("marshal: %s\nwant %s", b, want)
+	}
+	var back s
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.K != v.K || len(back.L) != 2 || back.L[0] != v.K || !back.L[1].IsZero() || !back.Opt.IsZero() {
+		t.Fatalf("round trip: %+v", back)
+	}
+	if b, _ := json.Marshal(s{}); string(b) != `{"k":"","l":null}` {
+		t.Fatalf("zero: %s", b)
+	}
+	for _, bad := range []string{`{"k":"ed25519:"}`, `{"k":"nope"}`, `{"k":"` + good + `A"}`, `{"opt":"x25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"}`} {
+		var x s
+		err := json.Unmarshal([]byte(bad), &x)
+		if !errors.Is(err, ErrBadKey) {
+			t.Errorf("%s: err %v, want ErrBadKey", bad, err)
+		}
+	}
+	if got, _ := MustParsePublic(good).AppendText([]byte("x")); string(got) != "x"+good {
+		t.Fatalf("AppendText: %s", got)
 	}
 }
