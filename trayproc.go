@@ -23,6 +23,7 @@ import (
 	"github.com/awp-tray/awp-tray/keystore"
 	"github.com/awp-tray/awp-tray/notify"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -307,14 +308,14 @@ func (rt *services) start(ctx context.Context, c config, mode keystore.Mode, fil
 	go func() { served <- api.Serve(l) }()
 
 	mgr := &notify.Manager{
-		Self:          n.Key().String(),
+		Self:          n.Key(),
 		Paused:        p.tray.Paused,
 		Focused:       p.tray.Focused,
 		OpenThread:    p.tray.OpenThread,
 		OpenThreads:   p.tray.ShowThreads,
 		OpenApprovals: p.tray.ShowApprovals,
 		Decide:        n.Decide,
-		Lookup: func(th, from string) (peer.ThreadInfo, bool) {
+		Lookup: func(th string, from key.PublicKey) (peer.ThreadInfo, bool) {
 			t, err := n.Thread(th, from)
 			return t, err == nil
 		},

@@ -231,10 +231,15 @@ func (a *App) messagePeer(k, name string, parent fyne.Window) *askDialog {
 	return d
 }
 
-// startThread sends the first msg of a new thread to k (off the UI
-// goroutine) and returns what opens the thread once it went.
+// startThread sends the first msg of a new thread to k (a key's text, as
+// the dialogs hold it; off the UI goroutine) and returns what opens the
+// thread once it went.
 func (a *App) startThread(k, subject, text string) (func(), error) {
-	req := peer.SendRequest{To: k, Subject: subject}
+	to, err := key.ParsePublic(k)
+	if err != nil {
+		return nil, err
+	}
+	req := peer.SendRequest{To: to, Subject: subject}
 	if strings.TrimSpace(text) != "" {
 		req.Parts = []json.RawMessage{TextPart(text)}
 	}
@@ -248,7 +253,7 @@ func (a *App) startThread(k, subject, text string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return func() { a.openThread(peer.ThreadInfo{Th: res.Th, Peer: k, Subject: req.Subject}) }, nil
+	return func() { a.openThread(peer.ThreadInfo{Th: res.Th, Peer: to, Subject: req.Subject}) }, nil
 }
 
 // Why a thread window's Mirror switch cannot be used, next to it. The
@@ -285,7 +290,7 @@ func newToggles(tw *threadWindow) *toggles {
 func (tw *threadWindow) showToggles(t peer.ThreadInfo) {
 	why, usable := "", true
 	switch {
-	case tw.key.from != "":
+	case !tw.key.from.IsZero():
 		usable = false // a thread mirrored to me: the detail line says so
 	case t.Private:
 		why, usable = mirrorWhyPrivate, false
@@ -311,7 +316,7 @@ func (tw *threadWindow) showToggles(t peer.ThreadInfo) {
 	case t.Private:
 		tw.private.SetText("Private")
 		tw.private.Disable()
-	case tw.key.from != "":
+	case !tw.key.from.IsZero():
 		tw.private.SetText("Keep private")
 		tw.private.Disable()
 	default:
@@ -371,7 +376,7 @@ func (tw *threadWindow) makePrivate() {
 		return
 	}
 	k := tw.key
-	other := tw.a.main.name(tw.info.Peer)
+	other := tw.a.main.name(tw.info.Peer.String())
 	if tw.info.PeerName != "" {
 		other = render.Clip(tw.info.PeerName, render.MaxName)
 	}

@@ -366,7 +366,7 @@ func isTrusted(be Backend, k string) bool {
 		return false
 	}
 	for _, pi := range ps {
-		if pi.Key == k {
+		if pi.Key.String() == k {
 			return pi.Trusted
 		}
 	}
@@ -402,7 +402,7 @@ func (p *agentPanel) trustAgent() {
 		defer cancel()
 		k, created, err := agentIdentity(ctx, dir)
 		if err == nil {
-			err = be.Trust(k.String(), true)
+			err = be.Trust(k, true)
 		}
 		fyne.Do(func() {
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/awp-tray/awp-tray/keystore"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // goldenSpec is an agent's configuration with every field set.
@@ -164,7 +165,7 @@ func TestAgentsWindow(t *testing.T) {
 	}
 	agentKey := k.Public().String()
 	f.with(func() {
-		if !f.trusted[agentKey] {
+		if !f.trusted[key.MustParsePublic(agentKey)] {
 			t.Errorf("trusted = %v, want %s", f.trusted, agentKey)
 		}
 	})

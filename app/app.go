@@ -17,6 +17,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/assets"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Options configure an App. Zero values are usable.
@@ -66,7 +67,7 @@ type Options struct {
 type Tray interface {
 	// Focus says which thread window is in front (th "": none), so its
 	// messages are not notified.
-	Focus(th, from string)
+	Focus(th string, from key.PublicKey)
 	// SetPause pauses notifications (a zero Pause resumes them).
 	SetPause(p menu.Pause)
 	// FileKey answers the keyring question: keep the identity in a file
@@ -292,7 +293,7 @@ func (a *App) setFocused(k *threadKey) {
 		return
 	}
 	if k == nil {
-		a.opt.Tray.Focus("", "")
+		a.opt.Tray.Focus("", key.PublicKey{})
 	} else {
 		a.opt.Tray.Focus(k.th, k.from)
 	}
@@ -300,17 +301,17 @@ func (a *App) setFocused(k *threadKey) {
 
 // Focused names the thread whose window was shown last and is still
 // open. Safe from any goroutine.
-func (a *App) Focused() (th, from string, ok bool) {
+func (a *App) Focused() (th string, from key.PublicKey, ok bool) {
 	k := a.focused.Load()
 	if k == nil {
-		return "", "", false
+		return "", key.PublicKey{}, false
 	}
 	return k.th, k.from, true
 }
 
 // openThreadKey shows a thread's window (a menu item, a notification).
 // UI goroutine.
-func (a *App) openThreadKey(th, from string) {
+func (a *App) openThreadKey(th string, from key.PublicKey) {
 	for _, t := range a.main.all {
 		if t.Th == th && t.MirroredFrom == from {
 			a.openThread(t)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -172,11 +173,11 @@ func newApprovalsWindow(a *App) *approvalsWindow {
 	return w
 }
 
-func (w *approvalsWindow) self() string {
+func (w *approvalsWindow) self() key.PublicKey {
 	if be := w.a.backend(); be != nil {
-		return be.Key().String()
+		return be.Key()
 	}
-	return ""
+	return key.PublicKey{}
 }
 
 // pathCheck marks paths the node will refuse, when it says where requests

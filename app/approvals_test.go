@@ -149,26 +149,38 @@ var (
 // lists them.
 func execReq(id string, from key.PublicKey, cmd string) peer.ApprovalRequest {
 	d, _ := json.Marshal(map[string]any{"cmd": cmd, "cwd": "services/api"})
-	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from.String(), FromName: names[from.String()], Sub: from.String(),
-		Caps: []string{"exec"}, On: []string{meKey.String()}, Detail: d, Reason: "no grant", Created: id}
+	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from, FromName: names[from.String()], Sub: from,
+		Caps: []string{"exec"}, On: []key.PublicKey{meKey}, Detail: d, Reason: "no grant", Created: id}
 }
 
 func writeReq(id string, from key.PublicKey, path, content string, appendTo bool) peer.ApprovalRequest {
 	d, _ := json.Marshal(map[string]any{"path": path, "content": content, "append": appendTo})
-	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from.String(), FromName: names[from.String()], Sub: from.String(),
-		Caps: []string{"fs:write"}, On: []string{meKey.String()}, Detail: d, Reason: "no grant", Created: id}
+	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from, FromName: names[from.String()], Sub: from,
+		Caps: []string{"fs:write"}, On: []key.PublicKey{meKey}, Detail: d, Reason: "no grant", Created: id}
 }
 
 func readReq(id string, from key.PublicKey, path string) peer.ApprovalRequest {
 	d, _ := json.Marshal(map[string]any{"path": path})
-	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from.String(), FromName: names[from.String()], Sub: from.String(),
-		Caps: []string{"fs:read"}, On: []string{meKey.String()}, Detail: d, Created: id}
+	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalProfile, From: from, FromName: names[from.String()], Sub: from,
+		Caps: []string{"fs:read"}, On: []key.PublicKey{meKey}, Detail: d, Created: id}
 }
 
 func grantReq(id string, from key.PublicKey, caps []string, ttl int64, on ...string) peer.ApprovalRequest {
 	d, _ := json.Marshal(map[string]any{"caps": caps, "ttl": ttl, "on": on, "reason": "run the tests"})
-	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalGrantRequest, From: from.String(), FromName: names[from.String()], Sub: from.String(),
-		Caps: caps, On: on, TTL: ttl, Detail: d, Reason: "run the tests", Created: id}
+	return peer.ApprovalRequest{ID: id, Kind: peer.ApprovalGrantRequest, From: from, FromName: names[from.String()], Sub: from,
+		Caps: caps, On: keysOf(on), TTL: ttl, Detail: d, Reason: "run the tests", Created: id}
+}
+
+// keysOf parses keys' text, keeping nil (no "on") apart from empty.
+func keysOf(ss []string) []key.PublicKey {
+	if ss == nil {
+		return nil
+	}
+	out := make([]key.PublicKey, len(ss))
+	for i, s := range ss {
+		out[i] = key.MustParsePublic(s)
+	}
+	return out
 }
 
 // arrive stages req on the fake node and delivers its event.
@@ -228,10 +240,10 @@ func TestApprovalWhoFollowsSelection(t *testing.T) {
 	for _, i := range []int{0, 1, 2, 3, 1, 0, 3} {
 		w.list.Select(i)
 		want := f.Pending()[i]
-		if got, ok := drawnAfter(w.w.Content(), "who"); !ok || got != want.From {
-			t.Errorf("row %d (%s): who drawn as %q, want %s", i, names[want.From], got, want.From)
+		if got, ok := drawnAfter(w.w.Content(), "who"); !ok || got != want.From.String() {
+			t.Errorf("row %d (%s): who drawn as %q, want %s", i, names[want.From.String()], got, want.From)
 		}
-		if got := w.title.Text; !strings.HasPrefix(got, names[want.From]+" (") {
+		if got := w.title.Text; !strings.HasPrefix(got, names[want.From.String()]+" (") {
 			t.Errorf("row %d: title %q", i, got)
 		}
 	}
@@ -527,7 +539,7 @@ func approvalScenario(t *testing.T, seed uint64, steps int) {
 		switch op := rng.IntN(10); {
 		case op < 3 || len(pending()) == 0:
 			r := newReq()
-			log = append(log, "arrive "+r.ID+" from "+names[r.From])
+			log = append(log, "arrive "+r.ID+" from "+names[r.From.String()])
 			arrive(a, f, r)
 			changed = clock.now // the window came forward
 			if wantCur == "" {
@@ -609,8 +621,8 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 		row := w.list.CreateItem()
 		w.list.UpdateItem(i, row)
 		txt := row.(*widget.Label).Text
-		if !strings.HasPrefix(txt, names[p.From]+" ("+render.ShortKey(p.From)+")") {
-			fail("row %d reads %q, belongs to %s (%s)", i, txt, names[p.From], p.ID)
+		if !strings.HasPrefix(txt, names[p.From.String()]+" ("+render.ShortKey(p.From.String())+")") {
+			fail("row %d reads %q, belongs to %s (%s)", i, txt, names[p.From.String()], p.ID)
 		}
 	}
 	if w.cur != wantCur {
@@ -627,11 +639,11 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 	if w.row != i {
 		fail("pane shows %s (row %d) but row %d is selected", r.ID, i, w.row)
 	}
-	if !strings.HasPrefix(w.title.Text, names[r.From]+" ("+render.ShortKey(r.From)+") asks ") {
-		fail("title %q for %s from %s", w.title.Text, r.ID, names[r.From])
+	if !strings.HasPrefix(w.title.Text, names[r.From.String()]+" ("+render.ShortKey(r.From.String())+") asks ") {
+		fail("title %q for %s from %s", w.title.Text, r.ID, names[r.From.String()])
 	}
-	if got, ok := drawnAfter(w.w.Content(), "who"); !ok || got != r.From {
-		fail("who drawn as %q on %s from %s", got, r.ID, names[r.From])
+	if got, ok := drawnAfter(w.w.Content(), "who"); !ok || got != r.From.String() {
+		fail("who drawn as %q on %s from %s", got, r.ID, names[r.From.String()])
 	}
 	fields := map[string]string{}
 	for _, fl := range w.shownFields() {
@@ -643,7 +655,7 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 		Content string `json:"content"`
 	}
 	_ = json.Unmarshal(r.Detail, &d)
-	want := map[string]string{"who": r.From, "capability": strings.Join(r.Caps, ", ")}
+	want := map[string]string{"who": r.From.String(), "capability": strings.Join(r.Caps, ", ")}
 	switch {
 	case r.Kind == peer.ApprovalGrantRequest:
 		want["for how long"] = map[int64]string{0: "not said (1 hour if allowed)", 600: "10 minutes", 3600: "1 hour", 86400: "1 day",
@@ -662,7 +674,7 @@ func checkPane(t *testing.T, w *approvalsWindow, pending []peer.ApprovalRequest,
 		}
 	}
 	// All of them, as the request describes itself.
-	if wantAll := render.DescribeApproval(r, meKey.String(), nil).Fields; !slices.Equal(w.shownFields(), wantAll) {
+	if wantAll := render.DescribeApproval(r, meKey, nil).Fields; !slices.Equal(w.shownFields(), wantAll) {
 		fail("fields %q\nwant %q", w.shownFields(), wantAll)
 	}
 	choices := wantChoices(r)
@@ -691,7 +703,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 	ask := func() {
 		data, _ := json.Marshal(peer.GrantRequest{Caps: []string{"exec"}, TTL: 86400, Reason: "run the tests"})
 		part, _ := wire.DataPart(peer.MimeGrantRequest, data)
-		if _, err := alice.Send(context.Background(), peer.SendRequest{To: me.Key().String(), Parts: []json.RawMessage{part}}); err != nil {
+		if _, err := alice.Send(context.Background(), peer.SendRequest{To: me.Key(), Parts: []json.RawMessage{part}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
@@ -53,17 +54,17 @@ func benchOpenLargest(b *testing.B, overAPI bool) {
 	ctx := context.Background()
 	to := alice.Key().String()
 	part := []json.RawMessage{TextPart("a line of about sixty characters, like a short agent reply")}
-	big, err := me.Send(ctx, peer.SendRequest{To: to, Subject: "Big", Parts: part})
+	big, err := me.Send(ctx, peer.SendRequest{To: key.MustParsePublic(to), Subject: "Big", Parts: part})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 1; i < 9901; i++ {
-		if _, err := me.Send(ctx, peer.SendRequest{To: to, Th: big.Th, Parts: part}); err != nil {
+		if _, err := me.Send(ctx, peer.SendRequest{To: key.MustParsePublic(to), Th: big.Th, Parts: part}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := 0; i < 99; i++ {
-		if _, err := me.Send(ctx, peer.SendRequest{To: to, Subject: fmt.Sprintf("thread %d", i), Parts: part}); err != nil {
+		if _, err := me.Send(ctx, peer.SendRequest{To: key.MustParsePublic(to), Subject: fmt.Sprintf("thread %d", i), Parts: part}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -103,7 +104,7 @@ func benchOpenLargest(b *testing.B, overAPI bool) {
 		}
 		b.StopTimer()
 		tw.w.Close()
-		delete(fa.threads, threadKey{info.Th, ""})
+		delete(fa.threads, threadKey{info.Th, key.PublicKey{}})
 		b.StartTimer()
 	}
 	b.StopTimer()

@@ -56,31 +56,31 @@ func Cards(peers []peer.PeerInfo, docs []peer.PresenceInfo, threads []peer.Threa
 	}
 	mine := map[string][]peer.ThreadInfo{}
 	for _, t := range threads {
-		if t.MirroredFrom == "" {
-			mine[t.Peer] = append(mine[t.Peer], t)
+		if t.MirroredFrom.IsZero() {
+			mine[t.Peer.String()] = append(mine[t.Peer.String()], t)
 		}
 	}
 	var out []AgentCard
 	seen := map[string]bool{}
 	for _, p := range peers {
-		if p.Key == self || seen[p.Key] {
+		if p.Key.String() == self || seen[p.Key.String()] {
 			continue
 		}
-		seen[p.Key] = true
-		d := docOf[p.Key]
-		c := AgentCard{Key: p.Key, Known: true, Up: p.Up, Trusted: p.Trusted, Dial: dialAddress(p)}
+		seen[p.Key.String()] = true
+		d := docOf[p.Key.String()]
+		c := AgentCard{Key: p.Key.String(), Known: true, Up: p.Up, Trusted: p.Trusted, Dial: dialAddress(p)}
 		nm := render.Clip(p.Name, render.MaxName)
 		if nm == "" {
 			nm = render.Clip(d.Name, render.MaxName)
 		}
-		c.Title = cardTitle(nm, p.Key)
+		c.Title = cardTitle(nm, p.Key.String())
 		c.Software = software(d)
 		c.Status, c.Trust = peerStatus(p, now), peerTrust(p, name)
 		if nm == "" {
-			nm = render.ShortKey(p.Key)
+			nm = render.ShortKey(p.Key.String())
 		}
 		c.Name = nm
-		c.Threads = cardThreadsText(mine[p.Key], d, self, nm, name)
+		c.Threads = cardThreadsText(mine[p.Key.String()], d, self, nm, name)
 		out = append(out, c)
 	}
 	for origin, d := range docOf {
@@ -129,8 +129,8 @@ func peerTrust(p peer.PeerInfo, name func(string) string) string {
 	switch {
 	case p.Trusted:
 		return "trusted"
-	case p.IntroducedBy != "":
-		return "introduced by " + render.Clip(name(p.IntroducedBy), render.MaxName)
+	case !p.IntroducedBy.IsZero():
+		return "introduced by " + render.Clip(name(p.IntroducedBy.String()), render.MaxName)
 	}
 	return "not trusted"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 var themes = []struct {
@@ -28,12 +29,12 @@ var themes = []struct {
 func TestThreadRowLooks(t *testing.T) {
 	f := newFakeNode()
 	f.threads = []peer.ThreadInfo{
-		{Th: "thr_a", Peer: aliceKey.String(), Subject: "Port the auth middleware", Updated: "2026-09-25T17:00:00Z", Unread: 3,
-			Mine: "working", Theirs: "open", LastText: "the tests are in services/api", LastFrom: aliceKey.String()},
-		{Th: "thr_b", Peer: bobKey.String(), Subject: "Release build", Updated: "2026-09-25T18:00:00Z",
-			LastText: "on it", LastFrom: meKey.String()},
+		{Th: "thr_a", Peer: aliceKey, Subject: "Port the auth middleware", Updated: "2026-09-25T17:00:00Z", Unread: 3,
+			Mine: "working", Theirs: "open", LastText: "the tests are in services/api", LastFrom: aliceKey},
+		{Th: "thr_b", Peer: bobKey, Subject: "Release build", Updated: "2026-09-25T18:00:00Z",
+			LastText: "on it", LastFrom: meKey},
 	}
-	f.peers = []peer.PeerInfo{{Key: aliceKey.String(), Name: "alice", Up: true}, {Key: bobKey.String(), Name: "bob"}}
+	f.peers = []peer.PeerInfo{{Key: aliceKey, Name: "alice", Up: true}, {Key: bobKey, Name: "bob"}}
 	a, _ := newTestApp(t, f)
 	h := a.main
 	for _, v := range themes {
@@ -161,7 +162,7 @@ func TestComposerKeys(t *testing.T) {
 	// Enter sends the text and the files; the new line lands at the end,
 	// and the view follows it though it was scrolled up.
 	f.with(func() {
-		k := threadKey{"thr_keys", ""}
+		k := threadKey{"thr_keys", key.PublicKey{}}
 		f.lines[k] = append(f.lines[k], msgLine("out", meKey, 201, "thr_keys", "first line\nsecond"))
 	})
 	c.text.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -184,7 +185,7 @@ func TestComposerKeys(t *testing.T) {
 
 	// Esc closes the window.
 	c.text.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if a.threads[threadKey{"thr_keys", ""}] != nil {
+	if a.threads[threadKey{"thr_keys", key.PublicKey{}}] != nil {
 		t.Error("Esc left the window open")
 	}
 }
@@ -193,12 +194,12 @@ func TestComposerKeys(t *testing.T) {
 // its recipient, complete (it used to show "(waiting for data) 0%").
 func TestSentBlobShowsSent(t *testing.T) {
 	f := newFakeNode()
-	info := peer.ThreadInfo{Th: "thr_s", Peer: aliceKey.String(), Subject: "logs"}
+	info := peer.ThreadInfo{Th: "thr_s", Peer: aliceKey, Subject: "logs"}
 	raw := `{"t":"msg","id":"01A","ts":"2026-09-25T17:03:11Z","th":"thr_s","parts":[{"k":"blob","ref":"b1","name":"build.log","size":100}]}`
 	f.with(func() {
 		f.threads = []peer.ThreadInfo{info}
-		f.lines[threadKey{"thr_s", ""}] = []peer.LineInfo{{Dir: "out", From: meKey.String(), Line: []byte(raw), Seq: 1, Acked: true}}
-		f.blobs = []peer.BlobInfo{{Ref: "b1", From: aliceKey.String(), Th: "thr_s", Size: 100, Received: 100, Complete: true, Dir: "out"}}
+		f.lines[threadKey{"thr_s", key.PublicKey{}}] = []peer.LineInfo{{Dir: "out", From: meKey, Line: []byte(raw), Seq: 1, Acked: true}}
+		f.blobs = []peer.BlobInfo{{Ref: "b1", From: aliceKey, Th: "thr_s", Size: 100, Received: 100, Complete: true, Dir: "out"}}
 	})
 	a, _ := newTestApp(t, f)
 	tw := a.openThread(info)
@@ -225,9 +226,9 @@ func TestSentBlobShowsSent(t *testing.T) {
 // composer.
 func TestMirroredBanner(t *testing.T) {
 	f := newFakeNode()
-	f.peers = []peer.PeerInfo{{Key: aliceKey.String(), Name: "alice"}}
+	f.peers = []peer.PeerInfo{{Key: aliceKey, Name: "alice"}}
 	a, _ := newTestApp(t, f)
-	tw := a.openThread(peer.ThreadInfo{Th: "thr_m", Peer: bobKey.String(), MirroredFrom: aliceKey.String()})
+	tw := a.openThread(peer.ThreadInfo{Th: "thr_m", Peer: bobKey, MirroredFrom: aliceKey})
 	a.Wait()
 	if !tw.banner.Visible() || !strings.Contains(tw.banner.Text, "Read-only") || !strings.Contains(tw.banner.Text, "alice") {
 		t.Errorf("banner %q visible %v", tw.banner.Text, tw.banner.Visible())
@@ -235,7 +236,7 @@ func TestMirroredBanner(t *testing.T) {
 	if tw.compose.box.Visible() {
 		t.Error("the composer shows on a mirrored thread")
 	}
-	mine := a.openThread(peer.ThreadInfo{Th: "thr_own", Peer: bobKey.String()})
+	mine := a.openThread(peer.ThreadInfo{Th: "thr_own", Peer: bobKey})
 	a.Wait()
 	if mine.banner.Visible() || !mine.compose.box.Visible() {
 		t.Error("my own thread is read-only")

@@ -256,7 +256,7 @@ func peerChoice(p peer.PeerInfo) string {
 	if name == "" {
 		name = "?"
 	}
-	s := name + " (" + render.ShortKey(p.Key) + ")"
+	s := name + " (" + render.ShortKey(p.Key.String()) + ")"
 	if p.Up {
 		s += " ●"
 	}
@@ -270,7 +270,7 @@ func (a *App) newThreadDialog(peers []peer.PeerInfo) *askDialog {
 	keys := map[string]string{}
 	for i, p := range peers {
 		choices[i] = peerChoice(p)
-		keys[choices[i]] = p.Key
+		keys[choices[i]] = p.Key.String()
 	}
 	to := widget.NewSelectEntry(choices)
 	to.SetPlaceHolder("peer, or paste a key (ed25519:…)")

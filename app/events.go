@@ -9,6 +9,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // dirtyMask says which views must reload from the node.
@@ -31,7 +32,7 @@ type work struct {
 }
 
 // thread marks an open thread view stale (full: read it whole again).
-func (w *work) thread(th, from string, full bool) {
+func (w *work) thread(th string, from key.PublicKey, full bool) {
 	if th == "" {
 		return
 	}
@@ -48,18 +49,18 @@ func (w *work) classify(ev peer.Event) {
 	switch ev.Type {
 	case peer.EventLine:
 		w.mask |= dirtyThreads
-		from := ""
+		var from key.PublicKey
 		if ev.Line != nil {
 			from = ev.Line.MirroredFrom
 		}
 		thread(ev.Th, from, false) // new lines only
 	case peer.EventAck:
-		thread(ev.Th, "", true) // delivery marks of earlier lines change
+		thread(ev.Th, key.PublicKey{}, true) // delivery marks of earlier lines change
 	case peer.EventThread:
 		w.mask |= dirtyThreads // metadata: the open view gets it via setThreads
 	case peer.EventBlob:
 		if ev.Blob != nil {
-			thread(ev.Blob.Th, "", false) // blob progress is read with the new lines
+			thread(ev.Blob.Th, key.PublicKey{}, false) // blob progress is read with the new lines
 		}
 	case peer.EventPeerUp, peer.EventPeerDown, peer.EventPresence:
 		w.mask |= dirtyPeers | dirtyThreads // thread rows show peer names
@@ -71,7 +72,7 @@ func (w *work) classify(ev peer.Event) {
 	case peer.EventApprovalDone:
 		w.mask |= dirtyApprovals
 	case peer.EventDialError:
-		w.notes = append(w.notes, "could not reach "+ev.Peer+": "+ev.Err)
+		w.notes = append(w.notes, "could not reach "+ev.Peer.String()+": "+ev.Err)
 	case peer.EventSettings:
 		w.mask |= dirtySettings | dirtyThreads // mirror hosts: whether threads are mirrored
 	}
@@ -125,7 +126,7 @@ func (a *App) apply(w work) {
 		errP    error
 	)
 	if w.mask&dirtyThreads != 0 {
-		hosts = be.MirrorHosts()
+		hosts = keysText(be.MirrorHosts())
 		threads, errT = be.Threads()
 		if errT != nil {
 			a.log.Error("threads", "err", errT)

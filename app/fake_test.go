@@ -53,7 +53,7 @@ type fakeNode struct {
 	states   []string
 	read     []threadKey
 	decided  map[string]peer.Decision
-	trusted  map[string]bool
+	trusted  map[key.PublicKey]bool
 	dialed   []string
 	dialKey  map[string]key.PublicKey // address → key that answers
 	afterArg []uint64                 // LinesAfter calls
@@ -66,7 +66,7 @@ func newFakeNode() *fakeNode {
 	return &fakeNode{
 		Fake:  &localapitest.Fake{InviteV: "awp:fake-invite"},
 		lines: map[threadKey][]peer.LineInfo{}, decided: map[string]peer.Decision{},
-		trusted: map[string]bool{}, dialKey: map[string]key.PublicKey{}, blobData: map[string][]byte{},
+		trusted: map[key.PublicKey]bool{}, dialKey: map[string]key.PublicKey{}, blobData: map[string][]byte{},
 		events: make(chan peer.Event, 64),
 	}
 }
@@ -109,7 +109,7 @@ func (f *fakeNode) Threads() ([]peer.ThreadInfo, error) {
 	return append([]peer.ThreadInfo(nil), f.threads...), nil
 }
 
-func (f *fakeNode) Thread(th, from string) (peer.ThreadInfo, error) {
+func (f *fakeNode) Thread(th string, from key.PublicKey) (peer.ThreadInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, t := range f.threads {
@@ -120,14 +120,14 @@ func (f *fakeNode) Thread(th, from string) (peer.ThreadInfo, error) {
 	return peer.ThreadInfo{}, errors.New("no such thread")
 }
 
-func (f *fakeNode) Lines(th, from string) ([]peer.LineInfo, error) {
+func (f *fakeNode) Lines(th string, from key.PublicKey) ([]peer.LineInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.linesN++
 	return append([]peer.LineInfo(nil), f.lines[threadKey{th, from}]...), nil
 }
 
-func (f *fakeNode) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+func (f *fakeNode) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.afterArg = append(f.afterArg, after)
@@ -140,7 +140,7 @@ func (f *fakeNode) LinesAfter(th, from string, after uint64, limit int) ([]peer.
 	return out, nil
 }
 
-func (f *fakeNode) MarkRead(th, from string) error {
+func (f *fakeNode) MarkRead(th string, from key.PublicKey) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.read = append(f.read, threadKey{th, from})
@@ -153,7 +153,7 @@ func (f *fakeNode) Peers() ([]peer.PeerInfo, error) {
 	return append([]peer.PeerInfo(nil), f.peers...), nil
 }
 
-func (f *fakeNode) Trust(k string, trusted bool) error {
+func (f *fakeNode) Trust(k key.PublicKey, trusted bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.trusted[k] = trusted
@@ -166,10 +166,10 @@ func (f *fakeNode) Blobs() ([]peer.BlobInfo, error) {
 	return append([]peer.BlobInfo(nil), f.blobs...), nil
 }
 
-func (f *fakeNode) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+func (f *fakeNode) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, peer.BlobInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	b, ok := f.blobData[from+"/"+ref]
+	b, ok := f.blobData[from.String()+"/"+ref]
 	if !ok {
 		return nil, peer.BlobInfo{}, errors.New("no blob")
 	}
@@ -216,10 +216,10 @@ type fakeTray struct {
 	quits    int
 }
 
-func (t *fakeTray) Focus(th, from string) {
+func (t *fakeTray) Focus(th string, from key.PublicKey) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.focus = append(t.focus, strings.TrimSpace(th+" "+from))
+	t.focus = append(t.focus, strings.TrimSpace(th+" "+from.String()))
 }
 
 func (t *fakeTray) SetPause(p menu.Pause) { t.mu.Lock(); t.pauses = append(t.pauses, p); t.mu.Unlock() }
@@ -264,5 +264,5 @@ func (a *App) handle(evs ...peer.Event) {
 func msgLine(dir string, from key.PublicKey, seq uint64, th, text string) peer.LineInfo {
 	b, _ := json.Marshal(map[string]any{"t": "msg", "id": fmt.Sprintf("%026d", seq), "ts": "2026-09-25T17:03:11Z", "th": th,
 		"parts": []any{map[string]string{"k": "text", "text": text}}})
-	return peer.LineInfo{Dir: dir, From: from.String(), Line: b, Seq: seq, Acked: dir == "out"}
+	return peer.LineInfo{Dir: dir, From: from, Line: b, Seq: seq, Acked: dir == "out"}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -102,12 +103,12 @@ func newGoldenScene(t *testing.T) *goldenScene {
 		nodetest.Say(t, me, alice.Key(), goldenThB, "Release build", "the release build is red on arm64")
 	})
 	step("a grant", func() {
-		if _, err := me.Grant(ctx, alice.Key().String(), []string{"fs:read"}, 2*time.Hour, nil, "logs"); err != nil {
+		if _, err := me.Grant(ctx, alice.Key(), []string{"fs:read"}, 2*time.Hour, nil, "logs"); err != nil {
 			t.Fatal(err)
 		}
 	})
 	step("alice's answer", func() { nodetest.Say(t, alice, me.Key(), goldenThB, "", "looking") })
-	if err := me.SetMirrorHosts([]string{alice.Key().String()}); err != nil {
+	if err := me.SetMirrorHosts([]key.PublicKey{alice.Key()}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {

@@ -109,7 +109,7 @@ func (h *homeWindow) rowOptions() render.RowOptions {
 		return up, known
 	}}
 	if be := h.a.backend(); be != nil {
-		o.Me = be.Key().String()
+		o.Me = be.Key()
 	}
 	return o
 }
@@ -150,10 +150,10 @@ func (h *homeWindow) setPeers(ps []peer.PeerInfo) bool {
 	changed := false
 	clear(h.up)
 	for _, p := range ps {
-		h.up[p.Key] = p.Up
+		h.up[p.Key.String()] = p.Up
 		name := render.Clip(p.Name, render.MaxName)
-		if name != "" && h.names[p.Key] != name {
-			h.names[p.Key] = name
+		if name != "" && h.names[p.Key.String()] != name {
+			h.names[p.Key.String()] = name
 			changed = true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/uilink"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -16,7 +17,7 @@ import (
 type LinkTray struct{ C *uilink.Conn }
 
 // Focus implements Tray.
-func (l LinkTray) Focus(th, from string) {
+func (l LinkTray) Focus(th string, from key.PublicKey) {
 	_ = l.C.Send(uilink.Msg{Op: uilink.OpFocus, Th: th, From: from})
 }
 

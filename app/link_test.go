@@ -101,7 +101,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // A burst of events is one refresh; the loop ends with the subscription.
 func TestEventLoopCoalescesAndStops(t *testing.T) {
 	f := newFakeNode()
-	f.threads = []peer.ThreadInfo{{Th: "thr_a", Peer: aliceKey.String(), Unread: 4}}
+	f.threads = []peer.ThreadInfo{{Th: "thr_a", Peer: aliceKey, Unread: 4}}
 	a, _ := newTestApp(t, nil)
 	for range 10 {
 		f.events <- peer.Event{Type: peer.EventLine, Th: "thr_a"}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/uilink"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // ServeLink carries out the tray's commands in order and acks each once
@@ -21,9 +22,9 @@ import (
 // thread window in front is reported; the line's end quits the UI.
 func TestServeLink(t *testing.T) {
 	f := newFakeNode()
-	f.threads = []peer.ThreadInfo{{Th: "thr_l", Peer: bobKey.String(), Subject: "linked"}}
-	f.pending = []peer.ApprovalRequest{{ID: "ap_a", From: aliceKey.String(), Caps: []string{"exec"}},
-		{ID: "ap_b", From: bobKey.String(), Caps: []string{"fs:read"}}}
+	f.threads = []peer.ThreadInfo{{Th: "thr_l", Peer: bobKey, Subject: "linked"}}
+	f.pending = []peer.ApprovalRequest{{ID: "ap_a", From: aliceKey, Caps: []string{"exec"}},
+		{ID: "ap_b", From: bobKey, Caps: []string{"fs:read"}}}
 	mine, theirs := socketPair(t)
 	trayEnd := uilink.NewConn(theirs)
 	var dialed int
@@ -62,7 +63,7 @@ func TestServeLink(t *testing.T) {
 	}
 	// (a.Wait would wait for the event loop: it runs until the node ends.)
 	eventually(t, "the thread window with the node's subject", func() bool {
-		tw := a.threads[threadKey{"thr_l", ""}]
+		tw := a.threads[threadKey{"thr_l", key.PublicKey{}}]
 		return tw != nil && tw.info.Subject == "linked"
 	})
 	send(uilink.Msg{Op: uilink.OpApprovals, Seq: 2, ID: "ap_b"})
@@ -71,7 +72,7 @@ func TestServeLink(t *testing.T) {
 	}
 	eventually(t, "Approvals at ap_b", func() bool { return a.approvals != nil && a.approvals.cur == "ap_b" })
 	// Closing the thread window tells the tray nothing is in front.
-	fyne.DoAndWait(func() { a.threads[threadKey{"thr_l", ""}].closeAsked() })
+	fyne.DoAndWait(func() { a.threads[threadKey{"thr_l", key.PublicKey{}}].closeAsked() })
 	if m := recv(); m.Op != uilink.OpFocus || m.Th != "" {
 		t.Fatalf("got %+v, want no focus", m)
 	}

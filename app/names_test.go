@@ -50,7 +50,7 @@ func labelWith(o fyne.CanvasObject, prefix string) string {
 // name came after the grant).
 func TestNameArrivesLater(t *testing.T) {
 	f := newFakeNode()
-	th := peer.ThreadInfo{Th: "thr_names", Peer: bobKey.String(), Subject: "later"}
+	th := peer.ThreadInfo{Th: "thr_names", Peer: bobKey, Subject: "later"}
 	f.threads = []peer.ThreadInfo{th}
 	a, _ := newTestApp(t, f)
 
@@ -85,8 +85,8 @@ func TestNameArrivesLater(t *testing.T) {
 		t.Fatalf("thread detail before the name = %q, want the short key %q", got, short)
 	}
 
-	f.with(func() { f.peers = []peer.PeerInfo{{Key: bobKey.String(), Name: "bob", Up: true}} })
-	a.handle(peer.Event{Type: peer.EventPeerUp, Peer: bobKey.String(), PeerName: "bob"})
+	f.with(func() { f.peers = []peer.PeerInfo{{Key: bobKey, Name: "bob", Up: true}} })
+	a.handle(peer.Event{Type: peer.EventPeerUp, Peer: bobKey, PeerName: "bob"})
 	if got := labelWith(w.w.Content(), "bob: exec"); got == "" {
 		t.Errorf("grant row after the name: no label starting %q (still %q)", "bob: exec", labelWith(w.w.Content(), short))
 	}

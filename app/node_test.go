@@ -16,6 +16,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -89,7 +90,7 @@ func (na *nodeApp) thread(th string) (peer.ThreadInfo, bool) {
 // lineTypes are the wire types of a thread's lines, with their direction.
 func lineTypes(t testing.TB, n *peer.Node, th string) []string {
 	t.Helper()
-	ls, err := n.Lines(th, "")
+	ls, err := n.Lines(th, key.PublicKey{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestNodeComposeStoresOutbound(t *testing.T) {
 	if c.text.Text != "" {
 		t.Errorf("compose not cleared: %q", c.text.Text)
 	}
-	ls, err := me.Lines(res.Th, "")
+	ls, err := me.Lines(res.Th, key.PublicKey{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,13 +342,13 @@ func TestNodePrivateToggle(t *testing.T) {
 	if got := strings.Join(lineTypes(t, me, res.Th), " "); !strings.Contains(got, "out:private") {
 		t.Errorf("my lines: %s, want an outbound private", got)
 	}
-	ls, _ := me.Lines(res.Th, "")
+	ls, _ := me.Lines(res.Th, key.PublicKey{})
 	if l := ls[len(ls)-1]; !strings.Contains(string(l.Line), `"t":"private"`) {
 		t.Errorf("last line %s", l.Line)
 	}
 	// It reaches alice, and the toggle shows the thread private.
 	nodetest.Eventually(t, "alice to get the private line", func() bool {
-		ls, _ := alice.Lines(res.Th, "")
+		ls, _ := alice.Lines(res.Th, key.PublicKey{})
 		for _, l := range ls {
 			if l.Dir == "in" && strings.Contains(string(l.Line), `"t":"private"`) {
 				return true
@@ -440,7 +441,7 @@ func TestNodePresenceInviteSettings(t *testing.T) {
 	if me.PresenceDetail() != "full" {
 		t.Errorf("presence detail = %q", me.PresenceDetail())
 	}
-	if h := me.MirrorHosts(); len(h) != 1 || h[0] != alice.Key().String() {
+	if h := me.MirrorHosts(); len(h) != 1 || h[0].String() != alice.Key().String() {
 		t.Errorf("mirror hosts = %v", h)
 	}
 	if !strings.HasPrefix(s.note.Text, "✓ Saved at ") || !strings.HasSuffix(s.note.Text, ": presence full, mirroring to alice ("+render.ShortKey(alice.Key().String())+").") || !s.save.Disabled() {
@@ -485,9 +486,9 @@ func TestUIOverLocalAPI(t *testing.T) {
 	res := nodetest.Say(t, alice, me.Key(), "", "Over the socket", "hello through awp.sock")
 	eventually(t, "the unread thread, from the node's events", func() bool { return a.counts().Unread == 1 })
 	var tw *threadWindow
-	fyne.DoAndWait(func() { a.openThreadKey(res.Th, "") })
+	fyne.DoAndWait(func() { a.openThreadKey(res.Th, key.PublicKey{}) })
 	eventually(t, "the line in the thread window", func() bool {
-		tw = a.threads[threadKey{res.Th, ""}]
+		tw = a.threads[threadKey{res.Th, key.PublicKey{}}]
 		if tw == nil {
 			return false
 		}
@@ -499,7 +500,7 @@ func TestUIOverLocalAPI(t *testing.T) {
 		return false
 	})
 	nodetest.Eventually(t, "the thread read on the node", func() bool {
-		ti, err := me.Thread(res.Th, "")
+		ti, err := me.Thread(res.Th, key.PublicKey{})
 		return err == nil && ti.Unread == 0
 	})
 	fyne.DoAndWait(func() {
@@ -507,7 +508,7 @@ func TestUIOverLocalAPI(t *testing.T) {
 		tw.compose.sendReply()
 	})
 	nodetest.Eventually(t, "the reply stored", func() bool {
-		ls, _ := me.Lines(res.Th, "")
+		ls, _ := me.Lines(res.Th, key.PublicKey{})
 		for _, l := range ls {
 			if l.Dir == "out" && strings.Contains(string(l.Line), "answered over the socket") {
 				return true

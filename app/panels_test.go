@@ -17,6 +17,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/transport"
 )
@@ -95,7 +96,7 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 	}
 
 	// A host appears (Settings): the row says mirroring, the switch works.
-	if err := me.SetMirrorHosts([]string{alice.Key().String()}); err != nil {
+	if err := me.SetMirrorHosts([]key.PublicKey{alice.Key()}); err != nil {
 		t.Fatal(err)
 	}
 	na.pump(t, "the row to say mirroring", func() bool {
@@ -117,11 +118,11 @@ func TestMirrorTellsTheTruth(t *testing.T) {
 // sentence.
 func TestMirrorRefusedGoesBack(t *testing.T) {
 	f := newFakeNode()
-	f.Fake.Hosts = []string{aliceKey.String()}
+	f.Fake.Hosts = []key.PublicKey{aliceKey}
 	a, _ := newTestApp(t, f)
 	a.refresh(dirtyAll)
 	a.Wait()
-	tw := a.openThread(peer.ThreadInfo{Th: "thr_x", Peer: aliceKey.String(), Subject: "x"})
+	tw := a.openThread(peer.ThreadInfo{Th: "thr_x", Peer: aliceKey, Subject: "x"})
 	a.Wait()
 	if tw.mirror.Disabled() {
 		t.Fatalf("mirror disabled with a host: %q", tw.toggles.why.Text)
@@ -161,13 +162,13 @@ func TestPresenceCards(t *testing.T) {
 	now := time.Now().UTC()
 	f := newFakeNode()
 	f.peers = []peer.PeerInfo{
-		{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey.String(),
+		{Key: bobKey, Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey,
 			LastSeen: now.Add(-5 * time.Minute).Format(time.RFC3339Nano)},
-		{Key: aliceKey.String(), Name: "alice", Up: true, RTTms: 12, Trusted: true},
+		{Key: aliceKey, Name: "alice", Up: true, RTTms: 12, Trusted: true},
 	}
 	doc := func(d presence.Doc, hops int) peer.PresenceInfo {
 		b, _ := json.Marshal(d)
-		return peer.PresenceInfo{Doc: b, Hops: hops, From: aliceKey.String()}
+		return peer.PresenceInfo{Doc: b, Hops: hops, From: aliceKey}
 	}
 	f.Fake.PresenceList = []peer.PresenceInfo{
 		doc(presence.Doc{Origin: aliceKey.String(), Name: "alice", Harness: "claude-code", Model: "opus", Host: "build-box", Version: "0.1.0",
@@ -176,7 +177,7 @@ func TestPresenceCards(t *testing.T) {
 				{Th: "thr_p", Peer: meKey.String(), Subject: "Port the auth", Updated: "2026-12-01T15:01:00Z"}}}, 1),
 		doc(presence.Doc{Origin: carolKey.String(), Name: "carol", Harness: "codex"}, 2),
 	}
-	f.threads = []peer.ThreadInfo{{Th: "thr_p", Peer: aliceKey.String(), Subject: "Port the auth", Mine: "working", Unread: 2, Updated: "2026-12-01T15:01:00Z"}}
+	f.threads = []peer.ThreadInfo{{Th: "thr_p", Peer: aliceKey, Subject: "Port the auth", Mine: "working", Unread: 2, Updated: "2026-12-01T15:01:00Z"}}
 	f.dialKey["tcp://10.0.0.2:7000"] = bobKey
 	a, _ := newTestApp(t, f)
 	a.refresh(dirtyAll)
@@ -224,14 +225,14 @@ func TestPresenceCards(t *testing.T) {
 		t.Fatal("Trust… did not explain itself")
 	}
 	f.with(func() {
-		if _, ok := f.trusted[bobKey.String()]; ok {
+		if _, ok := f.trusted[bobKey]; ok {
 			t.Error("trusted before the confirmation")
 		}
 	})
 	test.Tap(findButton(top, "Trust"))
 	a.Wait()
 	f.with(func() {
-		if v, ok := f.trusted[bobKey.String()]; !ok || !v {
+		if v, ok := f.trusted[bobKey]; !ok || !v {
 			t.Errorf("trust calls = %v", f.trusted)
 		}
 		if len(f.dialed) != 1 || f.dialed[0] != "tcp://10.0.0.2:7000" {
@@ -272,11 +273,11 @@ func TestPresenceCards(t *testing.T) {
 	test.Tap(findButton(d, "Send"))
 	a.Wait()
 	f.with(func() {
-		if len(f.sent) != 1 || f.sent[0].To != aliceKey.String() || f.sent[0].Subject != "Review" {
+		if len(f.sent) != 1 || f.sent[0].To.String() != aliceKey.String() || f.sent[0].Subject != "Review" {
 			t.Errorf("sent %+v", f.sent)
 		}
 	})
-	if tw := a.threads[threadKey{"thr_new1", ""}]; tw == nil {
+	if tw := a.threads[threadKey{"thr_new1", key.PublicKey{}}]; tw == nil {
 		t.Error("the new thread's window did not open")
 	}
 }

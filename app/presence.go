@@ -18,6 +18,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // connectTimeout bounds a Connect from the UI (dial and handshake).
@@ -222,7 +223,11 @@ func (p *presenceWindow) setTrust(k string, trusted bool) {
 		return
 	}
 	p.a.background(func() {
-		if err := be.Trust(k, trusted); err != nil {
+		pk, err := key.ParsePublic(k) // a card's key, as text
+		if err == nil {
+			err = be.Trust(pk, trusted)
+		}
+		if err != nil {
 			fyne.Do(func() { showPlainError("Could not change trust", err, p.w) })
 			return
 		}

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
@@ -35,8 +36,8 @@ func TestPanelScreens(t *testing.T) {
 			clock := newArmClock().(*testClock)
 			now := clock.now
 			f.peers = []peer.PeerInfo{
-				{Key: aliceKey.String(), Name: "alice", Up: true, RTTms: 12, Trusted: true},
-				{Key: bobKey.String(), Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey.String(),
+				{Key: aliceKey, Name: "alice", Up: true, RTTms: 12, Trusted: true},
+				{Key: bobKey, Name: "bob", Listen: []string{"tcp://10.0.0.2:7000"}, IntroducedBy: aliceKey,
 					LastSeen: time.Now().Add(-5 * time.Minute).Format(time.RFC3339Nano)},
 			}
 			doc := func(d presence.Doc, hops int) peer.PresenceInfo {
@@ -49,10 +50,10 @@ func TestPanelScreens(t *testing.T) {
 				doc(presence.Doc{Origin: carolKey.String(), Name: "carol", Harness: "codex", Model: "gpt-5", Host: "ci-7"}, 2),
 			}
 			f.threads = []peer.ThreadInfo{
-				{Th: "thr_p", Peer: aliceKey.String(), PeerName: "alice", Subject: "Port the auth middleware", Mine: "working", Unread: 2, Updated: "2026-09-25T16:59:00Z"},
-				{Th: "thr_r", Peer: aliceKey.String(), PeerName: "alice", Subject: "Release build", Theirs: "blocked", Updated: "2026-09-25T16:50:00Z", Private: true},
+				{Th: "thr_p", Peer: aliceKey, PeerName: "alice", Subject: "Port the auth middleware", Mine: "working", Unread: 2, Updated: "2026-09-25T16:59:00Z"},
+				{Th: "thr_r", Peer: aliceKey, PeerName: "alice", Subject: "Release build", Theirs: "blocked", Updated: "2026-09-25T16:50:00Z", Private: true},
 			}
-			f.Fake.Hosts = []string{aliceKey.String()}
+			f.Fake.Hosts = []key.PublicKey{aliceKey}
 			req := execReq("apr_1", aliceKey, "make test")
 			req.FromName, req.Reason = "alice", "no grant"
 			req.Created, req.Deadline = now.Add(-48*time.Second).Format(time.RFC3339Nano), now.Add(4*time.Minute+12*time.Second).Format(time.RFC3339Nano)

@@ -15,6 +15,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -194,7 +195,7 @@ func (s *settingsWindow) reload() {
 		return
 	}
 	a.background(func() {
-		ns := nodeSettings{Name: be.Name(), Listen: be.ListenAddrs(), Presence: be.PresenceDetail(), MirrorHosts: be.MirrorHosts()}
+		ns := nodeSettings{Name: be.Name(), Listen: be.ListenAddrs(), Presence: be.PresenceDetail(), MirrorHosts: keysText(be.MirrorHosts())}
 		ns.Peers, _ = be.Peers()
 		if len(ns.Listen) == 0 {
 			ns.Listen = a.opt.Listen
@@ -262,12 +263,12 @@ func (s *settingsWindow) fillHosts(ns nodeSettings) {
 	}
 	known := map[string]bool{}
 	for _, p := range ns.Peers {
-		known[p.Key] = true
+		known[p.Key.String()] = true
 		name := render.Clip(p.Name, render.MaxName)
 		if name == "" {
 			name = "(no name)"
 		}
-		add(p.Key, name+" ("+render.ShortKey(p.Key)+")")
+		add(p.Key.String(), name+" ("+render.ShortKey(p.Key.String())+")")
 	}
 	for _, h := range ns.MirrorHosts {
 		if !known[h] {
@@ -375,6 +376,29 @@ func savedText(ns nodeSettings, names map[string]string, now time.Time) string {
 	return fmt.Sprintf("✓ Saved at %s: presence %s, %s.", now.Format("15:04"), ns.Presence, hosts)
 }
 
+// keysText is the keys' text, as the windows hold keys (names, cards,
+// checkboxes).
+func keysText(ks []key.PublicKey) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.String()
+	}
+	return out
+}
+
+// parseKeys parses keys' text back for the node.
+func parseKeys(ss []string) ([]key.PublicKey, error) {
+	out := make([]key.PublicKey, 0, len(ss))
+	for _, s := range ss {
+		k, err := key.ParsePublic(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 // saveSettings stores what of ns the node can change while it runs: the
 // presence detail and the mirror hosts, each only when it changed.
 func saveSettings(be Backend, ns nodeSettings) error {
@@ -383,8 +407,12 @@ func saveSettings(be Backend, ns nodeSettings) error {
 			return err
 		}
 	}
-	if strings.Join(be.MirrorHosts(), "\n") != strings.Join(ns.MirrorHosts, "\n") {
-		if err := be.SetMirrorHosts(ns.MirrorHosts); err != nil {
+	if strings.Join(keysText(be.MirrorHosts()), "\n") != strings.Join(ns.MirrorHosts, "\n") {
+		hosts, err := parseKeys(ns.MirrorHosts)
+		if err != nil {
+			return err
+		}
+		if err := be.SetMirrorHosts(hosts); err != nil {
 			return err
 		}
 	}

@@ -11,13 +11,14 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // threadKey names a thread view: mirrored threads are kept apart by
 // sharer.
 type threadKey struct {
 	th   string
-	from string // sharer key for a mirrored thread, "" for mine
+	from key.PublicKey // sharer key for a mirrored thread, zero for mine
 }
 
 // rowWidth is how many runes a thread row holds before wrapping.
@@ -52,7 +53,7 @@ type threadWindow struct {
 	loaded    int  // reloads applied (tests)
 }
 
-// blobKey keys blobs by sender and ref.
+// blobKey keys blobs by sender (its key's text, as rows carry it) and ref.
 func blobKey(from, ref string) string { return from + "\x00" + ref }
 
 // openThread shows (or brings forward) the window of a thread. UI goroutine.
@@ -60,7 +61,7 @@ func (a *App) openThread(t peer.ThreadInfo) *threadWindow {
 	k := threadKey{t.Th, t.MirroredFrom}
 	a.setFocused(&k)
 	if tw := a.threads[k]; tw != nil {
-		if t.Peer != "" {
+		if !t.Peer.IsZero() {
 			tw.setInfo(t)
 		}
 		tw.w.Show()
@@ -131,7 +132,7 @@ func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 	tw.header.SetText(r.Title)
 	tw.detail.SetText(r.Detail)
 	tw.showToggles(t) // actions.go
-	ro := t.MirroredFrom != "" || t.Withdrawn
+	ro := !t.MirroredFrom.IsZero() || t.Withdrawn
 	tw.compose.setReadOnly(ro)
 	if ro {
 		tw.banner.SetText(readOnlyBanner(t, tw.a.main.name))
@@ -145,7 +146,7 @@ func (tw *threadWindow) setInfo(t peer.ThreadInfo) {
 
 // readOnlyBanner says why a thread cannot be answered here.
 func readOnlyBanner(t peer.ThreadInfo, name func(string) string) string {
-	sharer := render.Clip(name(t.MirroredFrom), render.MaxName)
+	sharer := render.Clip(name(t.MirroredFrom.String()), render.MaxName)
 	if t.Withdrawn {
 		return "Read-only: " + sharer + " withdrew this thread; what was mirrored stays here for you to read."
 	}
@@ -228,9 +229,9 @@ func (tw *threadWindow) apply(entries []render.Entry, rows []render.Row, blobs [
 	tw.toEnd = false
 	tw.entries, tw.rows = entries, rows
 	tw.blobs = make(map[string]peer.BlobInfo, len(blobs))
-	me := ""
+	var me key.PublicKey
 	if be := tw.a.backend(); be != nil {
-		me = be.Key().String()
+		me = be.Key()
 	}
 	for _, b := range blobs {
 		if b.Th != tw.key.th {
@@ -241,7 +242,7 @@ func (tw *threadWindow) apply(entries []render.Entry, rows []render.Row, blobs [
 		if b.Dir == "out" {
 			from = me
 		}
-		tw.blobs[blobKey(from, b.Ref)] = b
+		tw.blobs[blobKey(from.String(), b.Ref)] = b
 	}
 	// Rows have the template's height but for files, whose row holds a
 	// button: few, so few calls (each costs a pass over the list).
@@ -377,9 +378,15 @@ func (tw *threadWindow) saveBlob(r render.Row) {
 	d.Show()
 }
 
-// copyBlob writes a blob into w and closes w.
+// copyBlob writes a blob into w and closes w. from is the sender's key as
+// a row carries it (text).
 func copyBlob(be Backend, from, ref string, w io.WriteCloser) error {
-	rc, _, err := be.OpenBlob(from, ref)
+	k, err := key.ParsePublic(from)
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("open %s: %w", ref, err)
+	}
+	rc, _, err := be.OpenBlob(k, ref)
 	if err != nil {
 		w.Close()
 		return fmt.Errorf("open %s: %w", ref, err)

@@ -31,7 +31,7 @@ func TestThreadScreens(t *testing.T) {
 	nodetest.Say(t, s.alice, s.me.Key(), goldenThA, "", "Here is where it fails. The middleware reads the session cookie before the CSRF check runs, so a request without a cookie never reaches the handler that would have answered 401; it panics instead on the nil session, and the recovery middleware turns that into a 500.")
 	nodetest.Say(t, s.alice, s.me.Key(), goldenThA, "", "The stack trace, for reference, is in the attached log.")
 	data, _ := wire.DataPart("application/json", json.RawMessage(`{"status":500,"route":"/v1/session","cookie":null}`))
-	if _, err := s.alice.Send(ctx, peer.SendRequest{To: s.me.Key().String(), Th: goldenThA, Parts: []json.RawMessage{
+	if _, err := s.alice.Send(ctx, peer.SendRequest{To: s.me.Key(), Th: goldenThA, Parts: []json.RawMessage{
 		wire.TextPart("A fix that reads the session after the check:"),
 		wire.CodePart("func (m *Middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n\tif !m.csrf.Valid(r) {\n\t\thttp.Error(w, \"forbidden\", 403)\n\t\treturn\n\t}\n\tm.next.ServeHTTP(w, r)\n}", "go", "services/api/auth.go"),
 		data,
@@ -75,15 +75,15 @@ func TestThreadScreens(t *testing.T) {
 	for _, v := range themes {
 		for _, scale := range []float32{1, 2} {
 			f := newFakeNode()
-			f.peers = []peer.PeerInfo{{Key: aliceKey.String(), Name: "alice", Up: true}, {Key: bobKey.String(), Name: "bob"}}
-			mi := peer.ThreadInfo{Th: "thr_m", Peer: bobKey.String(), PeerName: "bob", Subject: "Flaky integration test", MirroredFrom: aliceKey.String()}
+			f.peers = []peer.PeerInfo{{Key: aliceKey, Name: "alice", Up: true}, {Key: bobKey, Name: "bob"}}
+			mi := peer.ThreadInfo{Th: "thr_m", Peer: bobKey, PeerName: "bob", Subject: "Flaky integration test", MirroredFrom: aliceKey}
 			f.threads = []peer.ThreadInfo{mi}
-			f.lines[threadKey{"thr_m", aliceKey.String()}] = []peer.LineInfo{
+			f.lines[threadKey{"thr_m", aliceKey}] = []peer.LineInfo{
 				msgLine("out", aliceKey, 1, "thr_m", "the integration test fails one run in five on arm64"),
 				msgLine("in", bobKey, 2, "thr_m", "I can reproduce it with -count=20; looking at the timeout"),
 			}
-			for i := range f.lines[threadKey{"thr_m", aliceKey.String()}] {
-				f.lines[threadKey{"thr_m", aliceKey.String()}][i].MirroredFrom = aliceKey.String()
+			for i := range f.lines[threadKey{"thr_m", aliceKey}] {
+				f.lines[threadKey{"thr_m", aliceKey}][i].MirroredFrom = aliceKey
 			}
 			fa, _ := newTestApp(t, f)
 			test.ApplyTheme(t, v.th)

@@ -12,10 +12,11 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 func bigThread(f *fakeNode, th string, n int) peer.ThreadInfo {
-	info := peer.ThreadInfo{Th: th, Peer: aliceKey.String(), PeerName: "alice", Subject: "Big", Unread: 3, Lines: n, Updated: "2026-09-25T17:00:00Z"}
+	info := peer.ThreadInfo{Th: th, Peer: aliceKey, PeerName: "alice", Subject: "Big", Unread: 3, Lines: n, Updated: "2026-09-25T17:00:00Z"}
 	lines := make([]peer.LineInfo, n)
 	for i := range lines {
 		if i%2 == 0 {
@@ -26,7 +27,7 @@ func bigThread(f *fakeNode, th string, n int) peer.ThreadInfo {
 	}
 	f.with(func() {
 		f.threads = append(f.threads, info)
-		f.lines[threadKey{th, ""}] = lines
+		f.lines[threadKey{th, key.PublicKey{}}] = lines
 	})
 	return info
 }
@@ -56,7 +57,7 @@ func TestThreadOf10000LinesIsVirtualized(t *testing.T) {
 	}
 	// Viewing an unread thread marks it read.
 	f.with(func() {
-		if len(f.read) != 1 || f.read[0] != (threadKey{"thr_big", ""}) {
+		if len(f.read) != 1 || f.read[0] != (threadKey{"thr_big", key.PublicKey{}}) {
 			t.Errorf("MarkRead calls = %v", f.read)
 		}
 	})
@@ -67,19 +68,19 @@ func TestThreadOf10000LinesIsVirtualized(t *testing.T) {
 
 func TestThreadRowRendering(t *testing.T) {
 	f := newFakeNode()
-	info := peer.ThreadInfo{Th: "thr_x", Peer: aliceKey.String(), Subject: "Parts"}
+	info := peer.ThreadInfo{Th: "thr_x", Peer: aliceKey, Subject: "Parts"}
 	raw := `{"t":"msg","id":"01A","ts":"2026-09-25T17:03:11Z","th":"thr_x","parts":[
 		{"k":"code","lang":"go","text":"x := 1"},
 		{"k":"blob","ref":"b1","name":"out.log","mime":"text/plain","size":100},
 		{"k":"blob","ref":"b2","name":"half.bin","size":200}]}`
 	f.with(func() {
 		f.threads = []peer.ThreadInfo{info}
-		f.lines[threadKey{"thr_x", ""}] = []peer.LineInfo{{Dir: "in", From: aliceKey.String(), Line: json.RawMessage(raw), Seq: 1}}
+		f.lines[threadKey{"thr_x", key.PublicKey{}}] = []peer.LineInfo{{Dir: "in", From: aliceKey, Line: json.RawMessage(raw), Seq: 1}}
 		f.blobs = []peer.BlobInfo{
-			{Ref: "b1", From: aliceKey.String(), Th: "thr_x", Size: 100, Received: 100, Complete: true},
-			{Ref: "b2", From: aliceKey.String(), Th: "thr_x", Size: 200, Received: 50},
+			{Ref: "b1", From: aliceKey, Th: "thr_x", Size: 100, Received: 100, Complete: true},
+			{Ref: "b2", From: aliceKey, Th: "thr_x", Size: 200, Received: 50},
 		}
-		f.peers = []peer.PeerInfo{{Key: aliceKey.String(), Name: "alice"}}
+		f.peers = []peer.PeerInfo{{Key: aliceKey, Name: "alice"}}
 	})
 	a, _ := newTestApp(t, f)
 	tw := a.openThread(info)
@@ -137,7 +138,7 @@ func TestNewLineLoadsOnlyNewLines(t *testing.T) {
 	a.Wait()
 	rows := len(tw.rows)
 	f.with(func() {
-		k := threadKey{"thr_inc", ""}
+		k := threadKey{"thr_inc", key.PublicKey{}}
 		f.lines[k] = append(f.lines[k], msgLine("in", aliceKey, 11, "thr_inc", "eleven"))
 	})
 	a.handle(peer.Event{Type: peer.EventLine, Th: "thr_inc", Line: &peer.LineInfo{Seq: 11}})
@@ -163,7 +164,7 @@ func TestNewLineLoadsOnlyNewLines(t *testing.T) {
 func TestMirroredThreadIsReadOnly(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)
-	tw := a.openThread(peer.ThreadInfo{Th: "thr_m", Peer: bobKey.String(), MirroredFrom: aliceKey.String()})
+	tw := a.openThread(peer.ThreadInfo{Th: "thr_m", Peer: bobKey, MirroredFrom: aliceKey})
 	a.Wait()
 	if !tw.compose.send.Disabled() || !tw.compose.text.Disabled() {
 		t.Error("compose enabled on a mirrored thread")
@@ -177,10 +178,10 @@ func TestMirroredThreadIsReadOnly(t *testing.T) {
 		t.Error("Keep private enabled on a thread mirrored to me")
 	}
 	// Opening it again brings the same window.
-	if again := a.openThread(peer.ThreadInfo{Th: "thr_m", MirroredFrom: aliceKey.String()}); again != tw {
+	if again := a.openThread(peer.ThreadInfo{Th: "thr_m", MirroredFrom: aliceKey}); again != tw {
 		t.Error("a second window for one thread")
 	}
-	if th, from, ok := a.Focused(); !ok || th != "thr_m" || from != aliceKey.String() {
+	if th, from, ok := a.Focused(); !ok || th != "thr_m" || from.String() != aliceKey.String() {
 		t.Errorf("Focused = %q %q %v", th, from, ok)
 	}
 }
@@ -188,10 +189,10 @@ func TestMirroredThreadIsReadOnly(t *testing.T) {
 func TestHomeFilter(t *testing.T) {
 	f := newFakeNode()
 	f.threads = []peer.ThreadInfo{
-		{Th: "thr_a", Peer: aliceKey.String(), Subject: "Port the auth middleware", Updated: "2026-09-25T17:00:00Z"},
-		{Th: "thr_b", Peer: bobKey.String(), Subject: "Release build", Updated: "2026-09-25T18:00:00Z", Unread: 2},
+		{Th: "thr_a", Peer: aliceKey, Subject: "Port the auth middleware", Updated: "2026-09-25T17:00:00Z"},
+		{Th: "thr_b", Peer: bobKey, Subject: "Release build", Updated: "2026-09-25T18:00:00Z", Unread: 2},
 	}
-	f.peers = []peer.PeerInfo{{Key: bobKey.String(), Name: "bob"}}
+	f.peers = []peer.PeerInfo{{Key: bobKey, Name: "bob"}}
 	a, _ := newTestApp(t, f)
 	h := a.main
 	if h.list.Length() != 2 || h.shown[0].Th != "thr_b" {
@@ -216,7 +217,7 @@ func TestHomeFilter(t *testing.T) {
 	// Selecting a row opens its thread.
 	h.list.Select(1)
 	a.Wait()
-	if a.threads[threadKey{"thr_a", ""}] == nil {
+	if a.threads[threadKey{"thr_a", key.PublicKey{}}] == nil {
 		t.Error("selecting a thread did not open it")
 	}
 }
@@ -226,10 +227,10 @@ func TestHomeFilter(t *testing.T) {
 func TestThreadHugeMessage(t *testing.T) {
 	f := newFakeNode()
 	text := strings.Repeat("0123456789", 90_000)
-	info := peer.ThreadInfo{Th: "thr_huge", Peer: aliceKey.String(), Subject: "huge", Lines: 1}
+	info := peer.ThreadInfo{Th: "thr_huge", Peer: aliceKey, Subject: "huge", Lines: 1}
 	f.with(func() {
 		f.threads = append(f.threads, info)
-		f.lines[threadKey{"thr_huge", ""}] = []peer.LineInfo{msgLine("in", aliceKey, 1, "thr_huge", text)}
+		f.lines[threadKey{"thr_huge", key.PublicKey{}}] = []peer.LineInfo{msgLine("in", aliceKey, 1, "thr_huge", text)}
 	})
 	a, _ := newTestApp(t, f)
 	tw := a.openThread(info)

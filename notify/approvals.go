@@ -8,6 +8,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -128,7 +129,7 @@ func (m *Manager) approvalActionLocked(id, key string) func() {
 // once" only where allowing once means this one request (allowsOnce), and
 // only when its body shows the request whole (approvalBody): one click must
 // not allow what the person could not read. self is this node's key.
-func approvalNotification(r peer.ApprovalRequest, self string) Notification {
+func approvalNotification(r peer.ApprovalRequest, self key.PublicKey) Notification {
 	body, _ := approvalBody(r, self)
 	actions := []Action{{Key: ActionDefault, Label: "Open Approvals"}}
 	if offersAllow(r, self) {
@@ -147,7 +148,7 @@ func approvalNotification(r peer.ApprovalRequest, self string) Notification {
 
 // offersAllow reports whether r's notification offers "Allow once": it
 // shows r whole, and allowing once means this one request.
-func offersAllow(r peer.ApprovalRequest, self string) bool {
+func offersAllow(r peer.ApprovalRequest, self key.PublicKey) bool {
 	_, whole := approvalBody(r, self)
 	return whole && allowsOnce(r)
 }
@@ -162,7 +163,7 @@ func allowsOnce(r peer.ApprovalRequest) bool { return r.Kind != peer.ApprovalGra
 func approvalTitle(r peer.ApprovalRequest) string {
 	who := clip(visible.String(r.FromName), maxName)
 	if who == "" {
-		who = shortKey(r.From)
+		who = shortKey(r.From.String())
 	}
 	if r.Kind == peer.ApprovalGrantRequest {
 		return who + " asks for a grant"
@@ -183,7 +184,7 @@ const maxContent = 120
 // then the body says to read it in the Approvals window, and the
 // notification offers no "Allow once" (approvalNotification). A write's
 // content may be shown by its size and start: the body says which.
-func approvalBody(r peer.ApprovalRequest, self string) (body string, whole bool) {
+func approvalBody(r peer.ApprovalRequest, self key.PublicKey) (body string, whole bool) {
 	if r.Kind == peer.ApprovalGrantRequest {
 		return grantRequestBody(r, self), false
 	}
@@ -245,10 +246,10 @@ func writeLine(r peer.ApprovalRequest) (line string, ok bool) {
 // grantRequestBody shows what a grant request asks for: capabilities, for
 // whom when not the asker, where, how long, why. It is decided in the
 // Approvals window, where each choice says how long the grant lasts.
-func grantRequestBody(r peer.ApprovalRequest, self string) string {
+func grantRequestBody(r peer.ApprovalRequest, self key.PublicKey) string {
 	lines := []string{"Capabilities: " + clip(strings.Join(r.Caps, ", "), maxText)}
-	if r.Sub != "" && r.Sub != r.From {
-		lines = append(lines, "For another key: "+shortKey(visible.String(r.Sub)))
+	if !r.Sub.IsZero() && r.Sub != r.From {
+		lines = append(lines, "For another key: "+shortKey(r.Sub.String()))
 	}
 	switch {
 	case r.On == nil:
@@ -256,7 +257,7 @@ func grantRequestBody(r peer.ApprovalRequest, self string) string {
 	case len(r.On) == 1 && r.On[0] == self:
 		lines = append(lines, "On: this peer")
 	case len(r.On) == 1:
-		lines = append(lines, "On: "+shortKey(visible.String(r.On[0])))
+		lines = append(lines, "On: "+shortKey(r.On[0].String()))
 	default:
 		lines = append(lines, fmt.Sprintf("On: %d peers", len(r.On)))
 	}

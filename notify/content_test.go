@@ -8,6 +8,7 @@ import (
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -72,7 +73,7 @@ func TestApprovalNotificationWhole(t *testing.T) {
 		{"hidden in the reason only", `{"cmd":["make"]}`, "ok\u202e", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43),
+			r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: key.MustParsePublic("ed25519:" + strings.Repeat("A", 42) + "E"),
 				FromName: "ana\u202e", Caps: []string{"exec"}, Detail: json.RawMessage(tc.detail)}
 			if tc.reason != "" {
 				var reason string
@@ -81,7 +82,7 @@ func TestApprovalNotificationWhole(t *testing.T) {
 				}
 				r.Reason = reason
 			}
-			n := approvalNotification(r, "")
+			n := approvalNotification(r, key.PublicKey{})
 			var keys []string
 			for _, a := range n.Actions {
 				keys = append(keys, a.Key)
@@ -121,7 +122,7 @@ func TestUrgencySpec(t *testing.T) {
 // A peer's name reaches a notification's title bounded.
 func TestNamesBounded(t *testing.T) {
 	huge := strings.Repeat("n", 100_000)
-	r := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43), FromName: huge, Caps: []string{"exec"}}
+	r := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: key.MustParsePublic("ed25519:" + strings.Repeat("A", 42) + "E"), FromName: huge, Caps: []string{"exec"}}
 	if got := approvalTitle(r); len([]rune(got)) > maxName+len(" asks to exec") {
 		t.Errorf("approval title: %d runes", len([]rune(got)))
 	}
@@ -132,13 +133,13 @@ func TestNamesBounded(t *testing.T) {
 
 // An exec notification says when the command would run unsandboxed.
 func TestApprovalNotificationUnsandboxed(t *testing.T) {
-	r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: "ed25519:" + strings.Repeat("A", 43),
+	r := peer.ApprovalRequest{ID: "a1", Kind: peer.ApprovalProfile, From: key.MustParsePublic("ed25519:" + strings.Repeat("A", 42) + "E"),
 		Caps: []string{"exec"}, Detail: json.RawMessage(`{"cmd":["make","test"]}`), Sandbox: "none"}
-	if n := approvalNotification(r, ""); !strings.Contains(n.Body, "Runs unsandboxed as you") {
+	if n := approvalNotification(r, key.PublicKey{}); !strings.Contains(n.Body, "Runs unsandboxed as you") {
 		t.Errorf("body %q", n.Body)
 	}
 	r.Sandbox = "bwrap"
-	if n := approvalNotification(r, ""); strings.Contains(n.Body, "unsandboxed") {
+	if n := approvalNotification(r, key.PublicKey{}); strings.Contains(n.Body, "unsandboxed") {
 		t.Errorf("sandboxed body %q", n.Body)
 	}
 }

@@ -87,7 +87,7 @@ func dunstChild(t *testing.T) {
 		Logger:     testLogger(t),
 		Rules:      notify.Rules{MinInterval: -1}, // the wall clock runs here: no waiting on the throttle
 		Decide:     p.Decide,
-		OpenThread: func(th, from string) { opened <- th + "|" + from },
+		OpenThread: func(th string, from key.PublicKey) { opened <- th + "|" + from.String() },
 	}
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func dunstChild(t *testing.T) {
 // tray app runs (Self, Events, Decide) and a remote peer writing to it
 // (Send, Ask).
 type dunstPeer interface {
-	Self() string
+	Self() key.PublicKey
 	Events() <-chan peer.Event
 	// Send has the remote peer send a msg; th "" opens a new thread. It
 	// returns the thread.
@@ -252,7 +252,7 @@ func startNode(t *testing.T, name, workspace string) *peer.Node {
 	return n
 }
 
-func (p *nodePeer) Self() string              { return p.local.Key().String() }
+func (p *nodePeer) Self() key.PublicKey       { return p.local.Key() }
 func (p *nodePeer) Events() <-chan peer.Event { return p.events }
 
 func (p *nodePeer) Decide(id string, d peer.Decision) error { return p.local.Decide(id, d) }
@@ -260,7 +260,7 @@ func (p *nodePeer) Decide(id string, d peer.Decision) error { return p.local.Dec
 func (p *nodePeer) Send(t *testing.T, th, subject, text string) string {
 	part, _ := json.Marshal(map[string]string{"k": "text", "text": text})
 	res, err := p.remote.Send(t.Context(), peer.SendRequest{
-		To: p.local.Key().String(), Th: th, Subject: subject, Parts: []json.RawMessage{part},
+		To: p.local.Key(), Th: th, Subject: subject, Parts: []json.RawMessage{part},
 	})
 	if err != nil {
 		t.Fatalf("send: %v", err)
@@ -273,7 +273,7 @@ func (p *nodePeer) Ask(t *testing.T) string {
 	for _, r := range p.local.Pending() {
 		before[r.ID] = true
 	}
-	go p.remote.Request(t.Context(), p.local.Key().String(), "application/vnd.awp.fs-read+json",
+	go p.remote.Request(t.Context(), p.local.Key(), "application/vnd.awp.fs-read+json",
 		json.RawMessage(`{"path":"note.txt"}`), "")
 	var id string
 	waitFor(t, "the request pending on the local node", func() bool {

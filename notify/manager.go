@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Notifier is what the tray app holds: it feeds the node's events and says
@@ -17,8 +18,8 @@ type Notifier interface {
 	// HandleEvent takes one event of Node.Subscribe.
 	HandleEvent(ev peer.Event)
 	// Read says the person has read thread th (from: the sharer of a
-	// mirrored thread, "" for mine): its notification is withdrawn.
-	Read(th, from string)
+	// mirrored thread, the zero key for mine): its notification is withdrawn.
+	Read(th string, from key.PublicKey)
 }
 
 // Rules are the coalescing thresholds. The zero value means the defaults.
@@ -68,17 +69,17 @@ type Manager struct {
 	Fallback func(title, body string)
 
 	// Self is my key: lines from it are never notified.
-	Self string
+	Self key.PublicKey
 	// Focused names the thread shown in a focused window, if any.
-	Focused func() (th, from string, ok bool)
+	Focused func() (th string, from key.PublicKey, ok bool)
 	// Paused reports whether message notifications are paused.
 	Paused func() bool
 	// Lookup finds a thread (for its subject, peer name and unread count).
 	// Optional; without it an EventThread cannot withdraw anything.
-	Lookup func(th, from string) (peer.ThreadInfo, bool)
+	Lookup func(th string, from key.PublicKey) (peer.ThreadInfo, bool)
 
 	// OpenThread opens a thread window (a click on its notification).
-	OpenThread func(th, from string)
+	OpenThread func(th string, from key.PublicKey)
 	// OpenThreads opens the threads list (a click on the summary); nil:
 	// the newest thread of the summary is opened.
 	OpenThreads func()
@@ -121,7 +122,10 @@ type Manager struct {
 }
 
 // threadKey names a thread: its id and, for a mirrored one, the sharer.
-type threadKey struct{ th, from string }
+type threadKey struct {
+	th   string
+	from key.PublicKey
+}
 
 // slot is one notification the Manager may have on screen.
 type slot struct {
@@ -284,7 +288,7 @@ func (m *Manager) HandleEvent(ev peer.Event) {
 }
 
 // Read implements Notifier.
-func (m *Manager) Read(th, from string) {
+func (m *Manager) Read(th string, from key.PublicKey) {
 	m.init()
 	m.mu.Lock()
 	defer m.mu.Unlock()

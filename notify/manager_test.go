@@ -12,11 +12,18 @@ import (
 	"github.com/awp-tray/awp-tray/notify"
 	"github.com/awp-tray/awp-tray/notify/notifytest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
-const (
-	selfKey  = "ed25519:me"
-	aliceKey = "ed25519:alice"
+// textKey is a well-formed key whose text starts with prefix (padded with
+// "A"), so a test can name keys and read them in what is shown.
+func textKey(prefix string) key.PublicKey {
+	return key.MustParsePublic(key.Prefix + prefix + strings.Repeat("A", 43-len(prefix)))
+}
+
+var (
+	selfKey  = textKey("me")
+	aliceKey = textKey("alice")
 )
 
 var t0 = time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)
@@ -31,7 +38,7 @@ type harness struct {
 	mu sync.Mutex
 	// mu guards:
 	paused    bool
-	focus     []string // th, from
+	focus     []string // th, from's text
 	opened    []string // "th|from", or "threads", or "approvals"
 	decisions map[string]peer.Decision
 	unread    map[string]int // th → unread, for Lookup
@@ -56,21 +63,25 @@ func newHarness(t *testing.T, rules notify.Rules) *harness {
 			defer h.mu.Unlock()
 			return h.paused
 		},
-		Focused: func() (string, string, bool) {
+		Focused: func() (string, key.PublicKey, bool) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			if h.focus == nil {
-				return "", "", false
+				return "", key.PublicKey{}, false
 			}
-			return h.focus[0], h.focus[1], true
+			var from key.PublicKey
+			if err := from.UnmarshalText([]byte(h.focus[1])); err != nil {
+				panic(err)
+			}
+			return h.focus[0], from, true
 		},
-		Lookup: func(th, from string) (peer.ThreadInfo, bool) {
+		Lookup: func(th string, from key.PublicKey) (peer.ThreadInfo, bool) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			n, ok := h.unread[th]
 			return peer.ThreadInfo{Th: th, Unread: n}, ok
 		},
-		OpenThread:    func(th, from string) { h.record(th + "|" + from) },
+		OpenThread:    func(th string, from key.PublicKey) { h.record(th + "|" + from.String()) },
 		OpenThreads:   func() { h.record("threads") },
 		OpenApprovals: func() { h.record("approvals") },
 		Decide: func(id string, d peer.Decision) error {
@@ -214,7 +225,7 @@ func TestSuppressed(t *testing.T) {
 	}
 	t.Run("other thread focused", func(t *testing.T) {
 		h := newHarness(t, notify.Rules{})
-		h.focus = []string{"thr_1", aliceKey} // the same th, mirrored from alice: another thread
+		h.focus = []string{"thr_1", aliceKey.String()} // the same th, mirrored from alice: another thread
 		h.m.HandleEvent(msgEvent("thr_1", "s", "t"))
 		if s := h.fb.Sent(); len(s) != 1 {
 			t.Errorf("%d sends, want 1", len(s))
@@ -249,12 +260,12 @@ func TestManyThreadsCoalesceIntoOneSummary(t *testing.T) {
 	// Reading threads takes them out; the last one read withdraws it.
 	for _, th := range []string{"thr_a", "thr_b", "thr_c", "thr_d"} {
 		h.clk.Advance(2 * time.Second)
-		h.m.Read(th, "")
+		h.m.Read(th, key.PublicKey{})
 	}
 	if _, n := h.only(t); n.Title != "1 new message in 1 thread" {
 		t.Errorf("after reads: %q", n.Title)
 	}
-	h.m.Read("thr_e", "")
+	h.m.Read("thr_e", key.PublicKey{})
 	if a := h.fb.Alive(); len(a) != 0 {
 		t.Errorf("all read, still on screen: %+v", a)
 	}
@@ -264,7 +275,7 @@ func TestReadWithdraws(t *testing.T) {
 	h := newHarness(t, notify.Rules{})
 	h.m.HandleEvent(msgEvent("thr_1", "s", "one"))
 	h.m.HandleEvent(msgEvent("thr_2", "s", "two"))
-	h.m.Read("thr_1", "")
+	h.m.Read("thr_1", key.PublicKey{})
 	if a := h.fb.Alive(); len(a) != 1 {
 		t.Fatalf("after Read: %+v", a)
 	}
@@ -310,7 +321,7 @@ func TestDismissAndExpire(t *testing.T) {
 func TestClickOpens(t *testing.T) {
 	h := newHarness(t, notify.Rules{SummaryAfter: 1})
 	ev := msgEvent("thr_1", "s", "one")
-	ev.Line.MirroredFrom = "ed25519:sharer"
+	ev.Line.MirroredFrom = textKey("sharer")
 	h.m.HandleEvent(ev)
 	id, _ := h.only(t)
 	h.fb.Invoke(id, notify.ActionDefault)
@@ -322,7 +333,7 @@ func TestClickOpens(t *testing.T) {
 	}
 	h.fb.Invoke(id, notify.ActionDefault)
 	got := h.openedList()
-	if len(got) != 2 || got[0] != "thr_1|ed25519:sharer" || got[1] != "threads" {
+	if len(got) != 2 || got[0] != "thr_1|"+textKey("sharer").String() || got[1] != "threads" {
 		t.Errorf("opened %v", got)
 	}
 	if a := h.fb.Alive(); len(a) != 0 {
@@ -404,10 +415,10 @@ func TestApprovalActionsByKind(t *testing.T) {
 		{"write hidden path", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
 			Detail: json.RawMessage(`{"path":"a\u202eb","content":"x"}`)},
 			"default,deny", []string{`a\u202eb`, "Replace the file with 1 byte: \"x\""}},
-		{"grant request", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, TTL: 86400, On: []string{selfKey},
+		{"grant request", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, TTL: 86400, On: []key.PublicKey{selfKey},
 			Reason: "run the tests", Detail: json.RawMessage(`{"caps":["exec"],"ttl":86400}`)},
 			"default,deny", []string{"Capabilities: exec", "On: this peer", "How long: 24 h", "Reason: run the tests", "Open Approvals to choose how long to grant it."}},
-		{"grant request anywhere", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, Sub: "ed25519:someoneelse"},
+		{"grant request anywhere", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, Sub: textKey("someoneelse")},
 			"default,deny", []string{"For another key: someoneels…", "On: any peer that honors your grants", "How long: not said"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -514,7 +525,7 @@ func TestServerRestart(t *testing.T) {
 	}
 	// The new server reuses id 1 (the old message's): reading that thread
 	// must not withdraw the request.
-	h.m.Read("thr_1", "")
+	h.m.Read("thr_1", key.PublicKey{})
 	if len(h.fb.Withdrawn()) != 0 {
 		t.Errorf("withdrew a stale id: %v", h.fb.Withdrawn())
 	}

@@ -12,7 +12,7 @@ import (
 // while paused.
 func (m *Manager) onLine(ev peer.Event) {
 	l := ev.Line
-	if l == nil || ev.Replayed || l.Dir != "in" || (m.Self != "" && l.From == m.Self) {
+	if l == nil || ev.Replayed || l.Dir != "in" || (!m.Self.IsZero() && l.From == m.Self) {
 		return
 	}
 	msg, ok := parseMsg(l.Line)
@@ -47,7 +47,7 @@ func (m *Manager) onLine(ev peer.Event) {
 		t = &thread{key: k}
 		m.threads[k] = t
 	}
-	t.peerName = firstOf(ev.PeerName, info.PeerName, t.peerName, shortKey(firstOf(ev.Peer, l.From)))
+	t.peerName = firstOf(ev.PeerName, info.PeerName, t.peerName, shortKey(firstOf(ev.Peer.String(), l.From.String())))
 	t.subject = firstOf(info.Subject, t.subject, msg.Subject) // the thread's first subject
 	t.text = msg.preview()
 	t.pending++
@@ -193,6 +193,6 @@ func sortNewest(ts []*thread) {
 		if c := b.newest.Compare(a.newest); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.key.th, b.key.th), cmp.Compare(a.key.from, b.key.from))
+		return cmp.Or(cmp.Compare(a.key.th, b.key.th), cmp.Compare(a.key.from.String(), b.key.from.String()))
 	})
 }

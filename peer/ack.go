@@ -30,7 +30,7 @@ func (s *session) onAck(a *wire.Ack) bool {
 				tx.Touch(tk)
 			}
 		}
-		n.commit.publishAfter(Event{Type: EventAck, Peer: peer.String(), Th: a.Th, Of: a.Of})
+		n.commit.publishAfter(Event{Type: EventAck, Peer: peer, Th: a.Th, Of: a.Of})
 		return nil
 	})
 	return true
@@ -42,7 +42,7 @@ func (s *session) onAck(a *wire.Ack) bool {
 func (s *session) onErr(e *wire.Err) bool {
 	n := s.n
 	n.log.Info("peer sent err", "peer", s.peer.Short(), "code", e.Code, "msg", e.Msg, "re", e.Re)
-	n.publish(Event{Type: "err", Peer: s.peerS, Th: e.Th, Of: e.Re, Err: e.Code + ": " + e.Msg})
+	n.publish(Event{Type: "err", Peer: s.peer, Th: e.Th, Of: e.Re, Err: e.Code + ": " + e.Msg})
 	n.onRemoteErr(s, e)
 	s.onRefused(e)
 	if wire.FatalCode(e.Code) {

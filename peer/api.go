@@ -4,73 +4,81 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // This file holds the node's public API types: what the local API, the
 // command line, the tray app and notifications see. They are domain types,
 // apart from the wire types in peer/wire. JSON names follow docs/protocol/cli.md.
+//
+// Keys are key.PublicKey, written in JSON as the "ed25519:…" text they
+// always were; a zero key is "" where the field is always written, and the
+// field is left out (omitzero) where it was left out when empty.
+// GrantRequest stays in strings: it is the data a peer sends, which the node
+// parses strictly itself (parseGrantRequest) and the app shows as it came.
 
 // ThreadInfo is one thread as listed by Node.Threads.
 type ThreadInfo struct {
-	Th           string `json:"th"`
-	Peer         string `json:"peer"`                    // the other party's key
-	PeerName     string `json:"peer_name,omitempty"`     // its display name, when known
-	Subject      string `json:"subject"`                 // first subject seen
-	Mine         string `json:"mine"`                    // my last declared state ("" if none)
-	Theirs       string `json:"theirs"`                  // their last declared state
-	Unread       int    `json:"unread"`                  // inbound lines not yet read (state lines do not count)
-	Updated      string `json:"updated"`                 // RFC 3339 time of the newest line
-	Lines        int    `json:"lines"`                   // number of lines stored
-	LastText     string `json:"last_text,omitempty"`     // newest text, for previews
-	LastFrom     string `json:"last_from,omitempty"`     // key of who wrote last_text
-	MirroredFrom string `json:"mirrored_from,omitempty"` // set on a thread mirrored to me by a sharer
-	Mirror       bool   `json:"mirror"`                  // I mirror this thread to my hosts
-	Private      bool   `json:"private"`                 // mirroring stopped for good (private)
-	Withdrawn    bool   `json:"withdrawn,omitempty"`     // a mirrored thread the sharer withdrew
+	Th           string        `json:"th"`
+	Peer         key.PublicKey `json:"peer"`                   // the other party's key
+	PeerName     string        `json:"peer_name,omitempty"`    // its display name, when known
+	Subject      string        `json:"subject"`                // first subject seen
+	Mine         string        `json:"mine"`                   // my last declared state ("" if none)
+	Theirs       string        `json:"theirs"`                 // their last declared state
+	Unread       int           `json:"unread"`                 // inbound lines not yet read (state lines do not count)
+	Updated      string        `json:"updated"`                // RFC 3339 time of the newest line
+	Lines        int           `json:"lines"`                  // number of lines stored
+	LastText     string        `json:"last_text,omitempty"`    // newest text, for previews
+	LastFrom     key.PublicKey `json:"last_from,omitzero"`     // key of who wrote last_text
+	MirroredFrom key.PublicKey `json:"mirrored_from,omitzero"` // set on a thread mirrored to me by a sharer
+	Mirror       bool          `json:"mirror"`                 // I mirror this thread to my hosts
+	Private      bool          `json:"private"`                // mirroring stopped for good (private)
+	Withdrawn    bool          `json:"withdrawn,omitempty"`    // a mirrored thread the sharer withdrew
 }
 
 // LineInfo is one stored line of a thread, as `awp show --json` prints it.
 type LineInfo struct {
 	Dir          string          `json:"dir"`  // "in" or "out"
-	From         string          `json:"from"` // the key that sent the line
+	From         key.PublicKey   `json:"from"` // the key that sent the line
 	Line         json.RawMessage `json:"line"` // the line as on the wire
 	Acked        bool            `json:"acked"`
-	MirroredFrom string          `json:"mirrored_from,omitempty"`
+	MirroredFrom key.PublicKey   `json:"mirrored_from,omitzero"`
 	Seq          uint64          `json:"seq"`              // position in the thread, from 1
 	Stored       string          `json:"stored,omitempty"` // when this node stored it
 }
 
 // PeerInfo is one known peer.
 type PeerInfo struct {
-	Key          string   `json:"key"`
-	Name         string   `json:"name"`
-	About        string   `json:"about,omitempty"`
-	Up           bool     `json:"up"`
-	Trusted      bool     `json:"trusted"`
-	IntroducedBy string   `json:"introduced_by,omitempty"`
-	Listen       []string `json:"listen"`
-	Caps         []string `json:"caps,omitempty"`
-	RTTms        int64    `json:"rtt,omitempty"`
-	LastSeen     string   `json:"last_seen,omitempty"` // when its last session ended, or began while it is up (to a minute)
-	Dialed       string   `json:"dialed,omitempty"`    // address this node keeps dialing
-	Invited      bool     `json:"invited,omitempty"`   // the person added its invite
+	Key          key.PublicKey `json:"key"`
+	Name         string        `json:"name"`
+	About        string        `json:"about,omitempty"`
+	Up           bool          `json:"up"`
+	Trusted      bool          `json:"trusted"`
+	IntroducedBy key.PublicKey `json:"introduced_by,omitzero"`
+	Listen       []string      `json:"listen"`
+	Caps         []string      `json:"caps,omitempty"`
+	RTTms        int64         `json:"rtt,omitempty"`
+	LastSeen     string        `json:"last_seen,omitempty"` // when its last session ended, or began while it is up (to a minute)
+	Dialed       string        `json:"dialed,omitempty"`    // address this node keeps dialing
+	Invited      bool          `json:"invited,omitempty"`   // the person added its invite
 }
 
 // BlobInfo is one blob received or sent. Received counts bytes stored so far.
 type BlobInfo struct {
-	Ref        string `json:"ref"`
-	From       string `json:"from"`
-	Th         string `json:"th"`
-	Name       string `json:"name"`
-	Mime       string `json:"mime"`
-	Size       int64  `json:"size"`
-	Received   int64  `json:"received"` // bytes stored so far
-	ReceivedAt string `json:"received_at,omitempty"`
-	Complete   bool   `json:"complete"`
-	Corrupt    bool   `json:"corrupt"`
-	Reason     string `json:"reason,omitempty"` // why it is corrupt, or was refused or dropped
-	Sha256     string `json:"sha256,omitempty"`
-	Dir        string `json:"dir"` // "in" or "out"
+	Ref        string        `json:"ref"`
+	From       key.PublicKey `json:"from"`
+	Th         string        `json:"th"`
+	Name       string        `json:"name"`
+	Mime       string        `json:"mime"`
+	Size       int64         `json:"size"`
+	Received   int64         `json:"received"` // bytes stored so far
+	ReceivedAt string        `json:"received_at,omitempty"`
+	Complete   bool          `json:"complete"`
+	Corrupt    bool          `json:"corrupt"`
+	Reason     string        `json:"reason,omitempty"` // why it is corrupt, or was refused or dropped
+	Sha256     string        `json:"sha256,omitempty"`
+	Dir        string        `json:"dir"` // "in" or "out"
 }
 
 // BlobFile names a local file to send as a blob part.
@@ -83,7 +91,7 @@ type BlobFile struct {
 // SendRequest is one msg to queue. Parts are wire parts (json objects with
 // "k"); Blobs are appended as blob parts and their chunks follow.
 type SendRequest struct {
-	To      string            `json:"to"`
+	To      key.PublicKey     `json:"to"`
 	Th      string            `json:"th,omitempty"` // empty: a new thread
 	Subject string            `json:"subject,omitempty"`
 	Re      string            `json:"re,omitempty"`
@@ -118,7 +126,7 @@ const (
 type Event struct {
 	Type     string           `json:"type"`
 	Time     string           `json:"time"`
-	Peer     string           `json:"peer,omitempty"`
+	Peer     key.PublicKey    `json:"peer,omitzero"`
 	PeerName string           `json:"peer_name,omitempty"`
 	Th       string           `json:"th,omitempty"`
 	Of       string           `json:"of,omitempty"`
@@ -140,11 +148,11 @@ const (
 type ApprovalRequest struct {
 	ID       string          `json:"id"`   // approval id, local to this node
 	Kind     string          `json:"kind"` // ApprovalProfile or ApprovalGrantRequest
-	From     string          `json:"from"` // who asks
+	From     key.PublicKey   `json:"from"` // who asks
 	FromName string          `json:"from_name,omitempty"`
-	Sub      string          `json:"sub,omitempty"` // who would hold the grant
-	Caps     []string        `json:"caps"`          // capabilities asked for
-	On       []string        `json:"on,omitzero"`   // where it would be used; nil (absent): anywhere, []: nowhere
+	Sub      key.PublicKey   `json:"sub,omitzero"` // who would hold the grant
+	Caps     []string        `json:"caps"`         // capabilities asked for
+	On       []key.PublicKey `json:"on,omitzero"`  // where it would be used; nil (absent): anywhere, []: nowhere
 	Th       string          `json:"th"`
 	ReqID    string          `json:"req_id"`           // id of the line that asked
 	Detail   json.RawMessage `json:"detail,omitempty"` // the request's data (command, cwd, path…)
@@ -222,5 +230,5 @@ type PresenceInfo struct {
 	Doc      json.RawMessage `json:"doc"`
 	Hops     int             `json:"hops"`
 	Received string          `json:"received"`
-	From     string          `json:"from"`
+	From     key.PublicKey   `json:"from"`
 }

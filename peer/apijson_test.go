@@ -7,14 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 var updateAPIJSON = flag.Bool("update-apijson", false, "rewrite testdata/apijson.golden")
 
 // Keys of the API JSON fixture.
-const (
-	fxA = "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"
-	fxB = "ed25519:11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+var (
+	fxA = key.MustParsePublic("ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ")
+	fxB = key.MustParsePublic("ed25519:11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")
 )
 
 // apiFixture is one value of every public API type that carries a key, once
@@ -24,7 +26,7 @@ func apiFixture() []any {
 	line := &LineInfo{Dir: "in", From: fxA, Line: json.RawMessage(`{"t":"msg"}`), Seq: 3, MirroredFrom: fxB, Stored: "2026-12-01T22:00:00Z"}
 	blob := &BlobInfo{Ref: "sha256:ab", From: fxB, Th: "t1", Name: "a.txt", Mime: "text/plain", Size: 4, Dir: "in"}
 	appr := ApprovalRequest{ID: "a1", Kind: ApprovalGrantRequest, From: fxA, FromName: "ann", Sub: fxB, Caps: []string{"exec"},
-		On: []string{fxA, fxB}, Th: "t1", ReqID: "r1", Created: "2026-12-01T22:00:00Z", Deadline: "2026-12-01T22:05:00Z"}
+		On: []key.PublicKey{fxA, fxB}, Th: "t1", ReqID: "r1", Created: "2026-12-01T22:00:00Z", Deadline: "2026-12-01T22:05:00Z"}
 	return []any{
 		ThreadInfo{Th: "t1", Peer: fxA, PeerName: "ann", Subject: "s", Updated: "2026-12-01T22:00:00Z", Lines: 2,
 			LastText: "hi", LastFrom: fxB, MirroredFrom: fxA, Mirror: true},
@@ -40,7 +42,7 @@ func apiFixture() []any {
 		Event{Type: EventLine, Time: "2026-12-01T22:00:00Z", Peer: fxA, PeerName: "ann", Th: "t1", Line: line, Blob: blob, Approval: &appr},
 		Event{Type: EventSettings, Time: "2026-12-01T22:00:00Z"},
 		appr,
-		ApprovalRequest{ID: "a2", Kind: ApprovalProfile, On: []string{}},
+		ApprovalRequest{ID: "a2", Kind: ApprovalProfile, On: []key.PublicKey{}},
 		ApprovalRecord{Request: appr, Decision: Decision{Allow: true, By: "user"}, At: "2026-12-01T22:01:00Z"},
 		PresenceInfo{Doc: json.RawMessage(`{}`), Hops: 1, Received: "2026-12-01T22:00:00Z", From: fxB},
 		PresenceInfo{},

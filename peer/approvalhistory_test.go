@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // The node keeps what became of each request for the Approvals window's
@@ -25,7 +27,7 @@ func TestApprovalHistory(t *testing.T) {
 			}
 		}
 	}()
-	req := ApprovalRequest{Kind: ApprovalProfile, From: "ed25519:x", Caps: []string{"exec"}, Th: "thr_decided",
+	req := ApprovalRequest{Kind: ApprovalProfile, From: key.PublicKey{}, Caps: []string{"exec"}, Th: "thr_decided",
 		Detail: json.RawMessage(`{"cmd":["make","test"]}`), Reason: "no grant"}
 	if d := n.askApproval(req, time.Time{}); !d.Allow {
 		t.Fatalf("decided: %+v", d)

@@ -39,7 +39,7 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 		return Decision{By: decidedByExpiry, Reason: "the request expired"}
 	}
 	req.ID = "apr_" + wire.NewNonce(9)
-	if slices.Contains(req.Caps, "exec") && (req.On == nil || slices.Contains(req.On, n.pubS)) {
+	if slices.Contains(req.Caps, "exec") && (req.On == nil || slices.Contains(req.On, n.pub)) {
 		// How it would run here.
 		switch st := n.ExecSandbox(); {
 		case st.Sandbox == profile.SandboxBwrap && !st.Available:
@@ -55,8 +55,8 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 		deadline = until
 	}
 	req.Deadline = wire.FormatTime(deadline)
-	if k, err := key.ParsePublic(req.From); err == nil {
-		req.Stranger = !n.knownPeer(k)
+	if !req.From.IsZero() {
+		req.Stranger = !n.knownPeer(req.From)
 	}
 	p := &pending{req: req, done: make(chan Decision, 1)}
 	n.mu.Lock()
@@ -141,7 +141,7 @@ func (n *Node) ApprovalHistory() []ApprovalRecord {
 
 // pendingFullLocked says why a request from peer k (a stranger or not)
 // may not wait for a person now ("" when it may). n.mu is held.
-func (n *Node) pendingFullLocked(k string, stranger bool) string {
+func (n *Node) pendingFullLocked(k key.PublicKey, stranger bool) string {
 	if len(n.approvals) >= MaxPendingTotal {
 		return fmt.Sprintf("%d requests are already waiting for approval", len(n.approvals))
 	}

@@ -90,7 +90,7 @@ func BenchmarkGrantedRead(b *testing.B) {
 	exe := newTestNode(b, "exe", func(c *Config) { c.Logger = nil; c.Approver = DenyAll{}; c.Workspace = ws })
 	req := newTestNode(b, "req", func(c *Config) { c.Logger = nil })
 	connect(b, req, exe)
-	if _, err := exe.Grant(context.Background(), req.Key().String(), []string{"fs:read"}, time.Hour, nil, ""); err != nil {
+	if _, err := exe.Grant(context.Background(), req.Key(), []string{"fs:read"}, time.Hour, nil, ""); err != nil {
 		b.Fatal(err)
 	}
 	eventually(b, "req holds the grant", func() bool { gs, _ := req.Grants(); return len(gs) == 1 })
@@ -99,7 +99,7 @@ func BenchmarkGrantedRead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if _, err := req.Request(ctx, exe.Key().String(), profile.MimeRead, data, ""); err != nil {
+		if _, err := req.Request(ctx, exe.Key(), profile.MimeRead, data, ""); err != nil {
 			b.Fatal(err)
 		}
 		cancel()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkDurableMsgs(b *testing.B) {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < b.N; i += workers {
-				res, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Th: th, Parts: part})
+				res, err := a.Send(context.Background(), SendRequest{To: r.Key(), Th: th, Parts: part})
 				if err != nil {
 					b.Error(err)
 					return
@@ -48,11 +49,11 @@ func BenchmarkDurableMsgs(b *testing.B) {
 	}
 	wg.Wait()
 	eventually(b, "all acked", func() bool {
-		ti, err := a.Thread(th, "")
+		ti, err := a.Thread(th, key.PublicKey{})
 		if err != nil || ti.Lines != b.N {
 			return false
 		}
-		ls, _ := a.LinesAfter(th, "", uint64(b.N-1), 1)
+		ls, _ := a.LinesAfter(th, key.PublicKey{}, uint64(b.N-1), 1)
 		return len(ls) == 1 && ls[0].Acked
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
@@ -79,7 +80,7 @@ func BenchmarkLineLatency(b *testing.B) {
 			}
 		}
 	}
-	if _, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Th: th, Parts: part}); err != nil {
+	if _, err := a.Send(context.Background(), SendRequest{To: r.Key(), Th: th, Parts: part}); err != nil {
 		b.Fatal(err)
 	}
 	wait()
@@ -90,7 +91,7 @@ func BenchmarkLineLatency(b *testing.B) {
 		time.Sleep(2 * time.Millisecond) // the ack and anything else settle: each msg is alone
 		b.StartTimer()
 		t0 := time.Now()
-		if _, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Th: th, Parts: part}); err != nil {
+		if _, err := a.Send(context.Background(), SendRequest{To: r.Key(), Th: th, Parts: part}); err != nil {
 			b.Fatal(err)
 		}
 		wait()
@@ -120,7 +121,7 @@ func BenchmarkBlobTransfer(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		res, err := a.Send(context.Background(), SendRequest{To: r.Key().String(), Blobs: []BlobFile{{Path: p}}})
+		res, err := a.Send(context.Background(), SendRequest{To: r.Key(), Blobs: []BlobFile{{Path: p}}})
 		if err != nil {
 			b.Fatal(err)
 		}

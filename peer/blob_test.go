@@ -26,7 +26,7 @@ func TestBlobTransfer(t *testing.T) {
 	connect(t, a, b)
 	for _, size := range []int{0, 1, 512 << 10, 3<<20 + 17} {
 		p, data := writeRandom(t, size)
-		r, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
+		r, err := a.Send(context.Background(), SendRequest{To: b.Key(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestBlobTransfer(t *testing.T) {
 // blobRef returns the ref of the (only) blob part of the msg r sent.
 func blobRef(t *testing.T, n *testNode, r SendResult) string {
 	t.Helper()
-	ls, err := n.Lines(r.Th, "")
+	ls, err := n.Lines(r.Th, key.PublicKey{})
 	if err != nil || len(ls) == 0 {
 		t.Fatalf("lines of %s: %v", r.Th, err)
 	}
@@ -70,7 +70,7 @@ func wantBlob(t *testing.T, from, to *testNode, ref string, data []byte) {
 		}
 		return false
 	})
-	rc, info, err := to.OpenBlob(from.Key().String(), ref)
+	rc, info, err := to.OpenBlob(from.Key(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestBlobsConcurrent(t *testing.T) {
 		}
 		p, data := writeRandom(t, size)
 		wg.Go(func() {
-			r, err := from.Send(context.Background(), SendRequest{To: to.Key().String(), Blobs: []BlobFile{{Path: p}}})
+			r, err := from.Send(context.Background(), SendRequest{To: to.Key(), Blobs: []BlobFile{{Path: p}}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -144,7 +144,7 @@ func TestBlobReceiverRestartMidway(t *testing.T) {
 			midway := false
 			for size := 16 << 20; !midway && size <= 128<<20; size *= 2 {
 				p, data := writeRandom(t, size+12345)
-				r, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Blobs: []BlobFile{{Path: p}}})
+				r, err := a.Send(context.Background(), SendRequest{To: b.Key(), Blobs: []BlobFile{{Path: p}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -250,7 +250,7 @@ func TestBlobChunksOutOfOrder(t *testing.T) {
 				}
 				return
 			}
-			wantStored(t, a, p.priv.Public().String(), ref, data)
+			wantStored(t, a, p.priv.Public(), ref, data)
 		})
 	}
 }
@@ -284,7 +284,7 @@ func TestWarmBuffers(t *testing.T) {
 	reads := readBufs.Len()
 	connect(t, a, b)
 	p, data := writeRandom(t, 5<<20+3)
-	r, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
+	r, err := a.Send(context.Background(), SendRequest{To: b.Key(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestLongMsgReturnsChunkBuf(t *testing.T) {
 	before := chunkBufs.Len()
 	r := sendText(t, a, b.Key(), "", strings.Repeat("code ", 20<<10))
 	eventually(t, "b has the line", func() bool {
-		ls, err := b.Lines(r.Th, "")
+		ls, err := b.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
 	if got := chunkBufs.Len(); got != before-1 {
@@ -354,12 +354,12 @@ func TestBlobRepeatOfUnstoredChunk(t *testing.T) {
 	if errs := p.expectAck(th, last, ""); len(errs) > 0 {
 		t.Fatalf("errs: %+v", errs)
 	}
-	wantStored(t, a, p.priv.Public().String(), ref, data)
+	wantStored(t, a, p.priv.Public(), ref, data)
 }
 
 // wantStored checks that n holds blob ref from the key from complete and
 // intact, with the bytes data.
-func wantStored(t *testing.T, n *testNode, from, ref string, data []byte) {
+func wantStored(t *testing.T, n *testNode, from key.PublicKey, ref string, data []byte) {
 	t.Helper()
 	var info BlobInfo
 	for _, x := range mustBlobs(t, n) {

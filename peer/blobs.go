@@ -15,7 +15,7 @@ import (
 )
 
 func blobInfo(b *store.Blob) *BlobInfo {
-	bi := &BlobInfo{Ref: b.Ref, From: b.Peer, Th: b.Th, Name: b.Name, Mime: b.Mime, Size: b.Size,
+	bi := &BlobInfo{Ref: b.Ref, From: storedKey(b.Peer), Th: b.Th, Name: b.Name, Mime: b.Mime, Size: b.Size,
 		Received: b.Received, Complete: b.Complete, Corrupt: b.Corrupt, Reason: b.Reason, Sha256: b.Sha256, Dir: b.Dir,
 		ReceivedAt: wire.FormatTime(b.Updated)}
 	if b.Dir == "out" {
@@ -38,10 +38,11 @@ func (n *Node) Blobs() ([]BlobInfo, error) {
 }
 
 // OpenBlob opens a received blob's bytes; only a complete, intact blob opens.
-func (n *Node) OpenBlob(from, ref string) (io.ReadCloser, BlobInfo, error) {
-	k, err := key.ParsePublic(from)
-	if err != nil {
-		return nil, BlobInfo{}, fmt.Errorf("%w: %v", ErrBadKey, err)
+// from is the sender's key (this node's own for a blob it sent).
+func (n *Node) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, BlobInfo, error) {
+	k := from
+	if k.IsZero() {
+		return nil, BlobInfo{}, fmt.Errorf("%w: no key", ErrBadKey)
 	}
 	var b *store.Blob
 	_ = n.db.View(func(tx *store.Tx) error {

@@ -185,12 +185,12 @@ func BenchmarkAttackBlobFiles(b *testing.B) {
 			if _, err := c.Connect(ctx, a.addr()); err != nil {
 				return
 			}
-			r, err := c.Send(ctx, SendRequest{To: a.Key().String(), Parts: []json.RawMessage{wire.TextPart("hi")}})
+			r, err := c.Send(ctx, SendRequest{To: a.Key(), Parts: []json.RawMessage{wire.TextPart("hi")}})
 			if err != nil {
 				return
 			}
 			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				if ls, _ := c.Lines(r.Th, ""); len(ls) == 1 && ls[0].Acked {
+				if ls, _ := c.Lines(r.Th, key.PublicKey{}); len(ls) == 1 && ls[0].Acked {
 					ok = 1
 					return
 				}
@@ -230,13 +230,13 @@ func BenchmarkAttackOutOfOrder(b *testing.B) {
 				}
 				ping := func(th string) (string, time.Duration) {
 					t0 := time.Now()
-					r, err := c.Send(context.Background(), SendRequest{To: a.Key().String(), Th: th, Parts: []json.RawMessage{wire.TextPart("ping")}})
+					r, err := c.Send(context.Background(), SendRequest{To: a.Key(), Th: th, Parts: []json.RawMessage{wire.TextPart("ping")}})
 					if err != nil {
 						b.Error(err) // also from the pinging goroutine
 						return th, 0
 					}
 					for {
-						ls, _ := c.Lines(r.Th, "")
+						ls, _ := c.Lines(r.Th, key.PublicKey{})
 						if len(ls) > 0 && ls[len(ls)-1].Acked {
 							return r.Th, time.Since(t0)
 						}
@@ -422,7 +422,7 @@ func BenchmarkAttackDisk(b *testing.B) {
 			a := newTestNode(b, "a", quiet, func(c *Config) { c.DataDir = filepath.Join(dir, "data") })
 			defer a.Close()
 			c := newTestNode(b, "c", quiet)
-			if err := a.Trust(c.Key().String(), true); err != nil {
+			if err := a.Trust(c.Key(), true); err != nil {
 				b.Fatal(err)
 			}
 			connect(b, c, a)
@@ -459,7 +459,7 @@ func BenchmarkAttackDisk(b *testing.B) {
 				b.Fatal(err)
 			}
 			ok := 0.0
-			if _, err := a.Send(context.Background(), SendRequest{To: c.Key().String(), Parts: []json.RawMessage{wire.TextPart("own")}, Blobs: []BlobFile{{Path: f}}}); err == nil {
+			if _, err := a.Send(context.Background(), SendRequest{To: c.Key(), Parts: []json.RawMessage{wire.TextPart("own")}, Blobs: []BlobFile{{Path: f}}}); err == nil {
 				ok = 1
 			} else {
 				b.Logf("own send: %v", err)
@@ -468,9 +468,9 @@ func BenchmarkAttackDisk(b *testing.B) {
 			ok = 0
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			if r, err := c.Send(ctx, SendRequest{To: a.Key().String(), Parts: []json.RawMessage{wire.TextPart("known")}}); err == nil {
+			if r, err := c.Send(ctx, SendRequest{To: a.Key(), Parts: []json.RawMessage{wire.TextPart("known")}}); err == nil {
 				for ctx.Err() == nil {
-					if ls, _ := c.Lines(r.Th, ""); len(ls) == 1 && ls[0].Acked {
+					if ls, _ := c.Lines(r.Th, key.PublicKey{}); len(ls) == 1 && ls[0].Acked {
 						ok = 1
 						break
 					}

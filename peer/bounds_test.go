@@ -208,7 +208,7 @@ func TestHostileErrFlood(t *testing.T) {
 func TestHostileSessionsAndLongLines(t *testing.T) {
 	a := newTestNode(t, "a")
 	b := newTestNode(t, "b")
-	if err := a.Trust(b.Key().String(), true); err != nil {
+	if err := a.Trust(b.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	before := rssBytes(t)
@@ -305,7 +305,7 @@ func TestHostilePresenceBytes(t *testing.T) {
 		}
 	}
 	held := 0
-	perFrom := map[string]int{}
+	perFrom := map[key.PublicKey]int{}
 	for _, e := range a.Presence() {
 		held += len(e.Doc)
 		perFrom[e.From] += presence.EntryCost(len(e.Doc))
@@ -352,7 +352,7 @@ func TestHostileQuota(t *testing.T) {
 	for _, trusted := range []bool{false, true} {
 		p := dialRaw(t, a)
 		if trusted {
-			if err := a.Trust(p.priv.Public().String(), true); err != nil {
+			if err := a.Trust(p.priv.Public(), true); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -393,7 +393,7 @@ func TestHostileQuota(t *testing.T) {
 		short, m := p.msg(th, "ok")
 		p.line(m)
 		p.expectAck(th, short, "")
-		ls, _ := a.Lines(th, "")
+		ls, _ := a.Lines(th, key.PublicKey{})
 		for _, l := range ls {
 			if strings.Contains(string(l.Line), id) {
 				t.Fatal("a line over the quota was stored")
@@ -518,7 +518,7 @@ func TestHostileFullDisk(t *testing.T) {
 	dir, real, hook, fill := smallDisk(t, size)
 	a := newTestNode(t, "a", func(c *Config) { c.DataDir, c.DiskSpace = dir, hook })
 	b := newTestNode(t, "b")
-	if err := a.Trust(b.Key().String(), true); err != nil {
+	if err := a.Trust(b.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	connect(t, b, a)
@@ -526,7 +526,7 @@ func TestHostileFullDisk(t *testing.T) {
 	th := r.Th
 	acked := func(n *testNode, want int) func() bool {
 		return func() bool {
-			ls, _ := n.Lines(th, "")
+			ls, _ := n.Lines(th, key.PublicKey{})
 			return len(ls) == want && allOutAcked(ls)
 		}
 	}
@@ -548,7 +548,7 @@ func TestHostileFullDisk(t *testing.T) {
 	}
 	sendText(t, b, a.Key(), th, "trusted, low disk")
 	eventually(t, "the trusted peer's line acked", acked(b, 2))
-	if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Parts: []json.RawMessage{wire.TextPart("own, low disk")}}); err != nil {
+	if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Parts: []json.RawMessage{wire.TextPart("own, low disk")}}); err != nil {
 		t.Fatalf("own send on a low disk: %v", err)
 	}
 	eventually(t, "a's own line acked", acked(a, 3))
@@ -561,26 +561,26 @@ func TestHostileFullDisk(t *testing.T) {
 		sendText(t, b, a.Key(), th, fmt.Sprintf("refused %d", i))
 	}
 	bp, data := writeRandom(t, 3<<20)
-	br, err := b.Send(context.Background(), SendRequest{To: a.Key().String(), Th: th, Blobs: []BlobFile{{Path: bp}}})
+	br, err := b.Send(context.Background(), SendRequest{To: a.Key(), Th: th, Blobs: []BlobFile{{Path: bp}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sendText(t, b, a.Key(), th, "after the blob")
 	time.Sleep(time.Second)
 	if real {
-		_, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Parts: []json.RawMessage{wire.TextPart(strings.Repeat("own, full disk ", 20000))}})
+		_, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Parts: []json.RawMessage{wire.TextPart(strings.Repeat("own, full disk ", 20000))}})
 		if err == nil || !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("own send on a full disk: %v, want no space left", err)
 		}
 	}
-	if ls, _ := a.Lines(th, ""); len(ls) != 3 {
+	if ls, _ := a.Lines(th, key.PublicKey{}); len(ls) != 3 {
 		t.Fatalf("a holds %d lines of the thread on a full disk, want the 3 stored before", len(ls))
 	}
 
 	// Space returns: the refused lines arrive by themselves, in order.
 	fill(-1)
 	eventually(t, "the refused lines stored and acked", acked(b, 3+5+2))
-	ls, _ := a.Lines(th, "")
+	ls, _ := a.Lines(th, key.PublicKey{})
 	var texts []string
 	for _, l := range ls {
 		var m wire.Msg
@@ -604,7 +604,7 @@ func TestHostileFullDisk(t *testing.T) {
 	// The stranger's line goes in when sent again.
 	p.line(m)
 	p.expectAck(pth, id, "")
-	if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Parts: []json.RawMessage{wire.TextPart("own, after")}}); err != nil {
+	if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Parts: []json.RawMessage{wire.TextPart("own, after")}}); err != nil {
 		t.Fatalf("own send after recovery: %v", err)
 	}
 	if err := a.db.Check(); err != nil {

@@ -407,8 +407,8 @@ func (c *commitLoop) after(err error) {
 					c.n.presenceChanged()
 					continue
 				}
-				e.Peer = l.peer.String()
-				e.Line = &LineInfo{Dir: "out", From: c.n.pubS, Line: json.RawMessage(l.raw), Seq: l.seq, Stored: wire.FormatTime(l.at)}
+				e.Peer = l.peer
+				e.Line = &LineInfo{Dir: "out", From: c.n.pub, Line: json.RawMessage(l.raw), Seq: l.seq, Stored: wire.FormatTime(l.at)}
 			}
 			c.n.publish(e.Event)
 		}

@@ -277,7 +277,7 @@ func (n *Node) expireBlobs() {
 					return err
 				}
 				files = append(files, b.File)
-				n.commit.publishAfter(Event{Type: EventBlob, Peer: b.Peer, Th: b.Th, Blob: blobInfo(b)})
+				n.commit.publishAfter(Event{Type: EventBlob, Peer: storedKey(b.Peer), Th: b.Th, Blob: blobInfo(b)})
 			}
 			return nil
 		})

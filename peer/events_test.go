@@ -23,7 +23,7 @@ func TestLineEventWhileSubscribing(t *testing.T) {
 	connect(t, a, b)
 	th := wire.NewThread()
 	for i := 1; i <= 300; i++ {
-		if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart("x")}}); err != nil {
+		if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart("x")}}); err != nil {
 			t.Fatal(err)
 		}
 		// The line is on its way to b, which stores it and syncs: subscribe
@@ -31,7 +31,7 @@ func TestLineEventWhileSubscribing(t *testing.T) {
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond)
 		events, cancel := b.Subscribe(64)
 		var have uint64 // the newest line b holds, as seen after subscribing
-		if lines, err := b.Lines(th, ""); err == nil && len(lines) > 0 {
+		if lines, err := b.Lines(th, key.PublicKey{}); err == nil && len(lines) > 0 {
 			have = lines[len(lines)-1].Seq
 		}
 		for have < uint64(i) {
@@ -63,7 +63,7 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 	for i := 1; i <= 300; i++ {
 		sent := make(chan error, 1)
 		go func() {
-			_, err := a.Send(context.Background(), SendRequest{To: b.Public().String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart("x")}})
+			_, err := a.Send(context.Background(), SendRequest{To: b.Public(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart("x")}})
 			sent <- err
 		}()
 		// The line is on its way to a's store and its fsync: subscribe at
@@ -71,7 +71,7 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond)
 		events, cancel := a.Subscribe(64)
 		var have uint64 // the newest line a holds, as seen after subscribing
-		if lines, err := a.Lines(th, ""); err == nil && len(lines) > 0 {
+		if lines, err := a.Lines(th, key.PublicKey{}); err == nil && len(lines) > 0 {
 			have = lines[len(lines)-1].Seq
 		}
 		if err := <-sent; err != nil {
@@ -81,7 +81,7 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 			select {
 			case ev := <-events:
 				if ev.Type == EventLine && ev.Th == th && ev.Line != nil && ev.Line.Seq > have {
-					if ev.Line.Dir != "out" || ev.Peer != b.Public().String() {
+					if ev.Line.Dir != "out" || ev.Peer != b.Public() {
 						t.Fatalf("round %d: event %+v, want an out line to b", i, ev)
 					}
 					have = ev.Line.Seq
@@ -109,7 +109,7 @@ func TestLineEventThenRead(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() {
 		for i := 1; i <= n; i++ {
-			if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(fmt.Sprint("line ", i))}}); err != nil {
+			if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(fmt.Sprint("line ", i))}}); err != nil {
 				sent <- err
 				return
 			}
@@ -138,11 +138,11 @@ func TestLineEventThenRead(t *testing.T) {
 		seq := ev.Line.Seq
 		// The order matters only in that each read comes right after the
 		// event: lines first, then the summaries.
-		ls, err := b.LinesAfter(th, "", seq-1, 1)
+		ls, err := b.LinesAfter(th, key.PublicKey{}, seq-1, 1)
 		if err != nil || len(ls) != 1 || ls[0].Seq != seq || !bytes.Equal(ls[0].Line, ev.Line.Line) {
 			t.Fatalf("line %d: read right after its event: %+v, %v; want the line", seq, ls, err)
 		}
-		ti, err := b.Thread(th, "")
+		ti, err := b.Thread(th, key.PublicKey{})
 		if err != nil || uint64(ti.Lines) < seq {
 			t.Fatalf("line %d: thread read right after its event: %+v, %v", seq, ti, err)
 		}
@@ -200,7 +200,7 @@ func TestDuplicateLineOneEvent(t *testing.T) {
 			t.Errorf("line %s: %d events, want 1 (events %v)", id, count[id], count)
 		}
 	}
-	if ls, err := n.Lines(th, ""); err != nil || len(ls) != 3 {
+	if ls, err := n.Lines(th, key.PublicKey{}); err != nil || len(ls) != 3 {
 		t.Fatalf("stored %d lines (%v), want 3", len(ls), err)
 	}
 }

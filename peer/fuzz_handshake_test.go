@@ -113,7 +113,7 @@ func FuzzHandshake(f *testing.F) {
 		sendText(t, b, a.Key(), th, "ping")
 		want := pings
 		eventually(t, "a stores b's ping", func() bool {
-			ls, err := a.Lines(th, "")
+			ls, err := a.Lines(th, key.PublicKey{})
 			return err == nil && len(ls) == want
 		})
 	})

@@ -28,7 +28,7 @@ func (n *Node) answerGrantRequest(j *reqJob, mime string, v any) {
 		b, _ = json.Marshal(v)
 	}
 	part, _ := wire.DataPart(mime, b)
-	if _, err := n.Send(n.ctx, SendRequest{To: j.s.peerS, Th: j.m.Th, Re: j.m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
+	if _, err := n.Send(n.ctx, SendRequest{To: j.s.peer, Th: j.m.Th, Re: j.m.ID, Parts: []json.RawMessage{part}}); err != nil && !errors.Is(err, ErrClosed) {
 		n.log.Error("answer grant request", "err", err)
 	}
 }
@@ -125,8 +125,8 @@ func (n *Node) onGrantRequest(j *reqJob) {
 		return
 	}
 	n.goTracked(func() {
-		d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peerS, FromName: s.hello.Name,
-			Sub: gr.Sub, Caps: gr.Caps, On: gr.On, Th: m.Th, ReqID: m.ID, Detail: j.data, Reason: gr.Reason, TTL: gr.TTL}, time.Time{})
+		d := n.askApproval(ApprovalRequest{Kind: ApprovalGrantRequest, From: s.peer, FromName: s.hello.Name,
+			Sub: gr.sub, Caps: gr.Caps, On: gr.on, Th: m.Th, ReqID: m.ID, Detail: j.data, Reason: gr.Reason, TTL: gr.TTL}, time.Time{})
 		if !d.Allow {
 			reason := d.Reason
 			if reason == "" {
@@ -159,7 +159,7 @@ func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string,
 	if err != nil {
 		return nil, err
 	}
-	r := SendRequest{To: sub.String(), Th: th, Parts: []json.RawMessage{part}}
+	r := SendRequest{To: sub, Th: th, Parts: []json.RawMessage{part}}
 	if th == "" {
 		r.Th, r.Subject = n.requestThread(sub)
 	}
@@ -171,23 +171,19 @@ func (n *Node) issueGrant(ctx context.Context, sub key.PublicKey, caps []string,
 
 // Grant signs a grant of caps to key to, valid for ttl (and only on the
 // given peers when on is not empty), stores it and sends it to to.
-func (n *Node) Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error) {
-	k, err := n.parsePeer(to)
-	if err != nil {
+func (n *Node) Grant(ctx context.Context, to key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (json.RawMessage, error) {
+	if err := n.checkPeer(to); err != nil {
 		return nil, err
 	}
 	if len(caps) == 0 || ttl <= 0 {
 		return nil, errors.New("peer: grant: needs caps and a positive ttl")
 	}
-	var onKeys []key.PublicKey
 	for _, o := range on {
-		ok, err := key.ParsePublic(o)
-		if err != nil {
-			return nil, fmt.Errorf("%w: on: %v", ErrBadKey, err)
+		if o.IsZero() {
+			return nil, fmt.Errorf("%w: on: no key", ErrBadKey)
 		}
-		onKeys = append(onKeys, ok)
 	}
-	g, err := n.issueGrant(ctx, k, caps, ttl, onKeys, note, "")
+	g, err := n.issueGrant(ctx, to, caps, ttl, on, note, "")
 	if err != nil {
 		return nil, wrapOp("grant", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,7 +105,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 
 func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) SendResult {
 	t.Helper()
-	r, err := n.Send(context.Background(), SendRequest{To: to.String(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(text)}})
+	r, err := n.Send(context.Background(), SendRequest{To: to, Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(text)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,24 +124,24 @@ func msgsAndBlob(t *testing.T, a, b *testNode) SendResult {
 	r := sendText(t, a, b.Key(), "", "ping")
 	sendText(t, b, a.Key(), r.Th, "pong")
 	eventually(t, "both lines on both sides", func() bool {
-		la, _ := a.Lines(r.Th, "")
-		lb, _ := b.Lines(r.Th, "")
+		la, _ := a.Lines(r.Th, key.PublicKey{})
+		lb, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
 	})
 	data := make([]byte, 3<<19)
 	rand.Read(data)
 	p := filepath.Join(t.TempDir(), "blob.bin")
 	os.WriteFile(p, data, 0o600)
-	br, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
+	br, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("blob")}, Blobs: []BlobFile{{Path: p}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, _ := a.Lines(br.Th, "")
+	ls, _ := a.Lines(br.Th, key.PublicKey{})
 	var m wire.Msg
 	json.Unmarshal(ls[len(ls)-1].Line, &m)
 	ref := m.DecodeParts()[1].Ref
 	eventually(t, "blob complete", func() bool {
-		rc, _, err := b.OpenBlob(a.Key().String(), ref)
+		rc, _, err := b.OpenBlob(a.Key(), ref)
 		if err != nil {
 			return false
 		}
@@ -149,4 +150,13 @@ func msgsAndBlob(t *testing.T, a, b *testNode) SendResult {
 		return string(got) == string(data)
 	})
 	return r
+}
+
+// keysText joins keys' text with commas.
+func keysText(ks []key.PublicKey) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = k.String()
+	}
+	return strings.Join(s, ",")
 }

@@ -232,11 +232,11 @@ func checkNodeServes(t *testing.T, a *testNode) {
 	connect(t, b, a)
 	r := sendText(t, b, a.Key(), "", "still there?")
 	eventually(t, "a stores b's msg", func() bool {
-		ls, err := a.Lines(r.Th, "")
+		ls, err := a.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
 	eventually(t, "b sees the ack", func() bool {
-		ls, _ := b.Lines(r.Th, "")
+		ls, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
 }
@@ -500,7 +500,7 @@ func TestHostileAfterHandshake(t *testing.T) {
 	p.line(m)
 	p.expectAck(th, id, "")
 
-	ls, err := a.Lines(th, "")
+	ls, err := a.Lines(th, key.PublicKey{})
 	if err != nil || len(ls) != 6 {
 		t.Fatalf("stored %d lines (%v), want the 6 valid ones", len(ls), err)
 	}
@@ -559,7 +559,7 @@ func TestHelloNameBounded(t *testing.T) {
 	eventually(t, "the peer listed", func() bool {
 		ps, _ := n.Peers()
 		for _, pi := range ps {
-			if pi.Key == p.priv.Public().String() {
+			if pi.Key == p.priv.Public() {
 				if len(pi.Name) > MaxPeerName || len(pi.About) > MaxPeerAbout || !strings.HasPrefix(pi.Name, "éé") {
 					t.Fatalf("listed with a %d-byte name and %d-byte about", len(pi.Name), len(pi.About))
 				}

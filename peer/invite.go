@@ -62,8 +62,11 @@ func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 	if err != nil {
 		return key.PublicKey{}, err
 	}
-	k, err := n.parsePeer(c.Key)
+	k, err := key.ParsePublic(c.Key)
 	if err != nil {
+		return key.PublicKey{}, fmt.Errorf("%w: %v", ErrBadKey, err)
+	}
+	if err := n.checkPeer(k); err != nil {
 		return key.PublicKey{}, err
 	}
 	now := n.now()

@@ -36,7 +36,7 @@ func TestKeepalive(t *testing.T) {
 	for {
 		select {
 		case e := <-ev:
-			if e.Type == EventPeerDown && e.Peer == b.Key().String() {
+			if e.Type == EventPeerDown && e.Peer == b.Key() {
 				return
 			}
 		case <-deadline:

@@ -21,7 +21,7 @@ func TestLastSeenAtSessionEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range ps {
-			if p.Key == b.Key().String() && p.LastSeen != "" {
+			if p.Key == b.Key() && p.LastSeen != "" {
 				ls, err := wire.ParseTime(p.LastSeen)
 				return ls, err == nil
 			}

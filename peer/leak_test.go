@@ -23,14 +23,14 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 			r := sendText(t, a, b.Key(), "", "hi")
 			p := filepath.Join(t.TempDir(), "f")
 			os.WriteFile(p, make([]byte, 700<<10), 0o600)
-			if _, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("f")}, Blobs: []BlobFile{{Path: p}}}); err != nil {
+			if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("f")}, Blobs: []BlobFile{{Path: p}}}); err != nil {
 				t.Fatal(err)
 			}
 			// A request waiting for a decision when the node closes.
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				a.Request(ctx, b.Key().String(), "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), "")
+				a.Request(ctx, b.Key(), "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), "")
 			}()
 			eventually(t, "approval pending", func() bool { return len(b.Pending()) == 1 })
 			eventually(t, "blob complete", func() bool {

@@ -36,33 +36,29 @@ func (n *Node) loadMirrorHosts(tx *store.Tx) {
 }
 
 // MirrorHosts returns the hosts this node mirrors its threads to.
-func (n *Node) MirrorHosts() []string {
+func (n *Node) MirrorHosts() []key.PublicKey {
 	n.mirror.mu.Lock()
 	defer n.mirror.mu.Unlock()
-	out := []string{}
-	for _, k := range n.mirror.hosts {
-		out = append(out, k.String())
-	}
-	return out
+	return append([]key.PublicKey{}, n.mirror.hosts...)
 }
 
 // SetMirrorHosts replaces the mirror hosts (docs/protocol/mirror.md): every
 // content line of my threads is mirrored to each of them from now on.
-func (n *Node) SetMirrorHosts(hosts []string) error {
+func (n *Node) SetMirrorHosts(hosts []key.PublicKey) error {
 	var ks []key.PublicKey
-	var strs []string
-	for _, h := range hosts {
-		k, err := n.parsePeer(h)
-		if err != nil {
+	for _, k := range hosts {
+		if err := n.checkPeer(k); err != nil {
 			return err
 		}
 		if !slices.Contains(ks, k) {
 			ks = append(ks, k)
-			strs = append(strs, k.String())
 		}
 	}
-	b, _ := json.Marshal(strs)
-	err := n.commit.run(func(tx *store.Tx) error {
+	b, err := json.Marshal(ks)
+	if err != nil {
+		return err
+	}
+	err = n.commit.run(func(tx *store.Tx) error {
 		if err := tx.PutSetting(settingMirrorHosts, b); err != nil {
 			return err
 		}
@@ -147,7 +143,7 @@ func (n *Node) storeMirror(tx *store.Tx, in *inLine, m *wire.Mirror) error {
 		t, _ := tx.EnsureThread(tk, now)
 		t.Withdrawn = true
 		tx.Touch(tk)
-		n.commit.publishAfter(Event{Type: EventThread, Peer: s.peerS, Th: m.Th})
+		n.commit.publishAfter(Event{Type: EventThread, Peer: s.peer, Th: m.Th})
 		return nil
 	}
 	of, err := key.ParsePublic(m.Of)
@@ -191,7 +187,7 @@ func (n *Node) storeMirror(tx *store.Tx, in *inLine, m *wire.Mirror) error {
 		}
 	}
 	tx.Touch(tk)
-	res.line = &LineInfo{Dir: m.Dir, From: from.String(), Line: m.Line, Seq: seq, MirroredFrom: s.peerS, Stored: wire.FormatTime(now)}
+	res.line = &LineInfo{Dir: m.Dir, From: from, Line: m.Line, Seq: seq, MirroredFrom: s.peer, Stored: wire.FormatTime(now)}
 	return nil
 }
 
@@ -214,7 +210,7 @@ func (n *Node) storePrivate(tx *store.Tx, in *inLine, p *wire.Private) error {
 			return err
 		}
 	}
-	in.res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
+	in.res.line = &LineInfo{Dir: "in", From: s.peer, Line: json.RawMessage(p.Raw()), Seq: seq, Stored: wire.FormatTime(now)}
 	return nil
 }
 
@@ -240,17 +236,17 @@ func (n *Node) SetMirror(th string, on bool) error {
 				return err
 			}
 		}
-		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer.String(), Th: th})
+		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer, Th: th})
 		return nil
 	})
 }
 
 // SetPrivate asks the other party of my thread th to stop mirroring it
 // (docs/protocol/mirror.md): a private line goes to that party. It also stops
-// this node's own mirroring of th (withdrawn from my hosts). from must be "": a
-// thread mirrored to me has no party of mine to ask.
-func (n *Node) SetPrivate(th, from string) (SendResult, error) {
-	if from != "" {
+// this node's own mirroring of th (withdrawn from my hosts). from must be
+// the zero key: a thread mirrored to me has no party of mine to ask.
+func (n *Node) SetPrivate(th string, from key.PublicKey) (SendResult, error) {
+	if !from.IsZero() {
 		return SendResult{}, fmt.Errorf("peer: private: %s is mirrored to me by %s; private goes to the other party of one of my own threads", th, from)
 	}
 	var res SendResult
@@ -276,7 +272,7 @@ func (n *Node) SetPrivate(th, from string) (SendResult, error) {
 				return err
 			}
 		}
-		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer.String(), Th: th})
+		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer, Th: th})
 		res = SendResult{ID: p.ID, Th: th}
 		return nil
 	})

@@ -36,7 +36,7 @@ type Config struct {
 	Listen  []string
 	Dial    []string
 	Accept  string
-	Trust   []string
+	Trust   []key.PublicKey
 	// Workspace is the root of profile requests (default: the current
 	// directory). The data directory is never reachable from it.
 	Workspace string
@@ -60,7 +60,7 @@ type Config struct {
 	HandshakeTimeout time.Duration
 	// MirrorTo are the hosts this node mirrors its threads to
 	// (docs/protocol/mirror.md); nil keeps the stored setting.
-	MirrorTo []string
+	MirrorTo []key.PublicKey
 	// Presence is what this node publishes: full, peers or none. ""
 	// keeps the person's stored choice (SetPresenceDetail), else
 	// DefaultPresence; a value here applies to this run only.
@@ -380,8 +380,8 @@ func (n *Node) Start() error {
 }
 
 func (n *Node) applyTrustConfig() error {
-	for _, s := range n.cfg.Trust {
-		if err := n.Trust(s, true); err != nil {
+	for _, k := range n.cfg.Trust {
+		if err := n.Trust(k, true); err != nil {
 			return err
 		}
 	}

@@ -20,28 +20,28 @@ func TestSendReceiveAck(t *testing.T) {
 	connect(t, a, b)
 	r := sendText(t, a, b.Key(), "", "hello b")
 	eventually(t, "b has the line", func() bool {
-		ls, err := b.Lines(r.Th, "")
+		ls, err := b.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
-	ls, _ := b.Lines(r.Th, "")
+	ls, _ := b.Lines(r.Th, key.PublicKey{})
 	var m wire.Msg
-	if err := json.Unmarshal(ls[0].Line, &m); err != nil || m.ID != r.ID || ls[0].Dir != "in" || ls[0].From != a.Key().String() {
+	if err := json.Unmarshal(ls[0].Line, &m); err != nil || m.ID != r.ID || ls[0].Dir != "in" || ls[0].From != a.Key() {
 		t.Fatalf("line %+v %v", ls[0], err)
 	}
 	eventually(t, "a sees the ack", func() bool {
-		ls, _ := a.Lines(r.Th, "")
+		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
 	ths, _ := b.Threads()
-	if len(ths) != 1 || ths[0].Unread != 1 || ths[0].Subject != "s" || ths[0].Peer != a.Key().String() {
+	if len(ths) != 1 || ths[0].Unread != 1 || ths[0].Subject != "s" || ths[0].Peer != a.Key() {
 		t.Fatalf("threads %+v", ths)
 	}
 	// b answers in the same thread; the answer reaches a over the same session.
-	if _, err := b.Send(context.Background(), SendRequest{To: a.Key().String(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("hi a")}}); err != nil {
+	if _, err := b.Send(context.Background(), SendRequest{To: a.Key(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("hi a")}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "a has the answer", func() bool {
-		ls, _ := a.Lines(r.Th, "")
+		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 2 && ls[1].Dir == "in"
 	})
 }
@@ -52,7 +52,7 @@ func TestReplayAfterRestart(t *testing.T) {
 	connect(t, a, b)
 	r := sendText(t, a, b.Key(), "", "first")
 	eventually(t, "first acked", func() bool {
-		ls, _ := a.Lines(r.Th, "")
+		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
 	b.Close()
@@ -62,10 +62,10 @@ func TestReplayAfterRestart(t *testing.T) {
 	}
 	b.restart()
 	eventually(t, "all replayed", func() bool {
-		ls, _ := b.Lines(r.Th, "")
+		ls, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 51
 	})
-	ls, _ := b.Lines(r.Th, "")
+	ls, _ := b.Lines(r.Th, key.PublicKey{})
 	for i, l := range ls[1:] {
 		var m wire.Msg
 		json.Unmarshal(l.Line, &m)
@@ -76,7 +76,7 @@ func TestReplayAfterRestart(t *testing.T) {
 		}
 	}
 	eventually(t, "all acked", func() bool {
-		ls, _ := a.Lines(r.Th, "")
+		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return ls[len(ls)-1].Acked
 	})
 }
@@ -87,7 +87,7 @@ func TestSendTooLong(t *testing.T) {
 	a := newTestNode(t, "a")
 	b := newTestNode(t, "b")
 	big := wire.TextPart(strings.Repeat("x", wire.MaxLine))
-	_, err := a.Send(context.Background(), SendRequest{To: b.Key().String(), Parts: []json.RawMessage{big}})
+	_, err := a.Send(context.Background(), SendRequest{To: b.Key(), Parts: []json.RawMessage{big}})
 	if !errors.Is(err, wire.ErrTooLong) || !strings.Contains(err.Error(), "send large content as a blob") {
 		t.Fatalf("Send of a %d-byte part = %v, want ErrTooLong and a hint", len(big), err)
 	}
@@ -198,7 +198,7 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 	}
 	p.c.Close() // no ack sent
 	eventually(t, "a sees the session end", func() bool { return a.sessionFor(to) == nil })
-	if ls, _ := a.Lines(r.Th, ""); len(ls) != 3 || ls[2].Acked {
+	if ls, _ := a.Lines(r.Th, key.PublicKey{}); len(ls) != 3 || ls[2].Acked {
 		t.Fatalf("before the resume: %d lines, last acked %v; want 3, not acked", len(ls), len(ls) > 2 && ls[2].Acked)
 	}
 
@@ -207,7 +207,7 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 	q.sendHello(q.hello(nil))
 	q.finishHandshakeSeen(map[string]string{r.Th: last.ID})
 	eventually(t, "the resume acks the three lines", func() bool {
-		ls, _ := a.Lines(r.Th, "")
+		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		for _, l := range ls {
 			if !l.Acked {
 				return false
@@ -247,7 +247,7 @@ func TestPeersListsSessionBeforeItsRecord(t *testing.T) {
 	for up := false; !up; {
 		select {
 		case e := <-ev:
-			up = e.Type == EventPeerUp && e.Peer == a.Key().String()
+			up = e.Type == EventPeerUp && e.Peer == a.Key()
 		case <-deadline:
 			t.Fatal("no peer_up event for alice")
 		}
@@ -258,7 +258,7 @@ func TestPeersListsSessionBeforeItsRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, x := range ps {
-			if x.Key == a.Key().String() {
+			if x.Key == a.Key() {
 				n, p = n+1, x
 			}
 		}

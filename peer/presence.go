@@ -36,7 +36,7 @@ type presenceState struct {
 func (n *Node) Presence() []PresenceInfo {
 	out := []PresenceInfo{}
 	for _, e := range n.pres.table.List(n.now()) {
-		out = append(out, PresenceInfo{Doc: e.Raw, Hops: e.Hops, Received: wire.FormatTime(e.Received), From: e.From.String()})
+		out = append(out, PresenceInfo{Doc: e.Raw, Hops: e.Hops, Received: wire.FormatTime(e.Received), From: e.From})
 	}
 	return out
 }
@@ -73,10 +73,10 @@ func (e errBadDetail) Error() string {
 
 // PresenceSent reports how many presence lines this node sent carrying the
 // document (origin, seq).
-func (n *Node) PresenceSent(origin string, seq int64) int {
+func (n *Node) PresenceSent(origin key.PublicKey, seq int64) int {
 	n.pres.mu.Lock()
 	defer n.pres.mu.Unlock()
-	return n.pres.sent[presKey(origin, seq)]
+	return n.pres.sent[presKey(origin.String(), seq)]
 }
 
 func presKey(origin string, seq int64) string {
@@ -261,7 +261,7 @@ func (n *Node) onPresence(s *session, p *wire.Presence) {
 		n.log.Debug("presence dropped", "from", s.peer.Short(), "origin", origin.Short(), "err", err)
 		return
 	}
-	n.publish(Event{Type: EventPresence, Peer: origin.String(), PeerName: d.Name})
+	n.publish(Event{Type: EventPresence, Peer: origin, PeerName: d.Name})
 	if n.pres.table.StartRelay(origin, d.Seq) {
 		n.scheduleRelay(origin, d.Seq)
 	}

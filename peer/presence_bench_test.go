@@ -61,7 +61,7 @@ func BenchmarkPresenceRelay100(b *testing.B) {
 		delete(n.sessions, s.peer)
 	}
 	n.mu.Unlock()
-	if got := n.PresenceSent(origin.Public().String(), int64(b.N)); got != 100 {
+	if got := n.PresenceSent(origin.Public(), int64(b.N)); got != 100 {
 		b.Fatalf("last document relayed to %d peers, want 100", got)
 	}
 	docsPerS := float64(b.N) / b.Elapsed().Seconds()

@@ -63,7 +63,7 @@ func TestPresenceChain(t *testing.T) {
 			t.Fatalf("node %d (hop %d) got the document", i, i)
 		}
 	}
-	if n := nodes[8].PresenceSent(origin.Key().String(), seq); n != 0 {
+	if n := nodes[8].PresenceSent(origin.Key(), seq); n != 0 {
 		t.Fatalf("hop 8 forwarded %d lines", n)
 	}
 }
@@ -92,7 +92,7 @@ func TestPresenceRingNoStorm(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	for i, n := range nodes {
 		// Each node forwards each document at most once to each neighbour.
-		if c := n.PresenceSent(origin.Key().String(), seq); c > 2 {
+		if c := n.PresenceSent(origin.Key(), seq); c > 2 {
 			t.Fatalf("node %d sent %d lines for one document", i, c)
 		}
 	}
@@ -181,7 +181,7 @@ func TestPresenceMesh(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	total := 0
 	for _, n := range nodes {
-		total += n.PresenceSent(origin.Key().String(), seq)
+		total += n.PresenceSent(origin.Key(), seq)
 	}
 	// Bound: at most one line per edge per direction for one document.
 	if total > 2*edges {
@@ -234,7 +234,7 @@ func TestPresenceForgedAndStale(t *testing.T) {
 			t.Fatalf("b kept a bad document: %s", p.Doc)
 		}
 	}
-	if n := b.PresenceSent(other.Key().String(), 99); n != 0 {
+	if n := b.PresenceSent(other.Key(), 99); n != 0 {
 		t.Fatalf("older doc forwarded %d times", n)
 	}
 }

@@ -12,20 +12,59 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-func threadInfo(tk store.ThreadKey, t *store.Thread, names map[string]string) ThreadInfo {
+// threadInfo describes a stored thread; names maps a stored key's text to
+// its peer's key and name (peerNames).
+func threadInfo(tk store.ThreadKey, t *store.Thread, names storedPeers) ThreadInfo {
 	ti := ThreadInfo{
-		Th: tk.Th, Peer: tk.Peer.String(), Subject: t.Subject, Mine: t.Mine, Theirs: t.Theirs,
+		Th: tk.Th, Peer: tk.Peer, Subject: t.Subject, Mine: t.Mine, Theirs: t.Theirs,
 		Unread: t.Unread, Updated: wire.FormatTime(t.Updated), Lines: int(t.LastSeq), LastText: t.LastText,
-		LastFrom: t.LastFrom,
+		LastFrom: names.key(t.LastFrom),
 		Mirror:   tk.NS == store.NSOwn && !t.NoMirror && !t.Private, Private: t.Private, Withdrawn: t.Withdrawn,
 	}
 	if tk.NS == store.NSMirrored {
-		ti.MirroredFrom = tk.Peer.String()
-		ti.Peer = t.Of
+		ti.MirroredFrom = tk.Peer
+		ti.Peer = names.key(t.Of)
 	}
-	ti.PeerName = names[ti.Peer]
+	ti.PeerName = names.name(ti.Peer)
 	return ti
 }
+
+// storedKey is a key the node stored as text (store records keep keys as
+// their "ed25519:…" form): the node wrote it from a parsed key, so it parses;
+// "" (none stored), or a record damaged on disk, is the zero key.
+func storedKey(s string) key.PublicKey {
+	if s == "" {
+		return key.PublicKey{}
+	}
+	k, err := key.ParsePublic(s)
+	if err != nil {
+		return key.PublicKey{}
+	}
+	return k
+}
+
+// storedPeers holds the stored peers' names by key, and the keys parsed from
+// stored text so far, so a listing parses each distinct key once.
+type storedPeers struct {
+	names  map[key.PublicKey]string
+	parsed map[string]key.PublicKey
+}
+
+func (sp storedPeers) key(s string) key.PublicKey {
+	if s == "" {
+		return key.PublicKey{}
+	}
+	k, ok := sp.parsed[s]
+	if !ok {
+		k = storedKey(s)
+		if sp.parsed != nil {
+			sp.parsed[s] = k
+		}
+	}
+	return k
+}
+
+func (sp storedPeers) name(k key.PublicKey) string { return sp.names[k] }
 
 // Threads lists every thread, newest activity first.
 func (n *Node) Threads() ([]ThreadInfo, error) {
@@ -33,7 +72,7 @@ func (n *Node) Threads() ([]ThreadInfo, error) {
 	if err != nil {
 		return []ThreadInfo{}, err
 	}
-	var names map[string]string
+	var names storedPeers
 	_ = n.db.View(func(tx *store.Tx) error {
 		names = peerNames(tx)
 		return nil
@@ -56,22 +95,20 @@ func (n *Node) warmThreads() {
 	}
 }
 
-func peerNames(tx *store.Tx) map[string]string {
-	names := map[string]string{}
+func peerNames(tx *store.Tx) storedPeers {
+	sp := storedPeers{names: map[key.PublicKey]string{}, parsed: map[string]key.PublicKey{}}
 	tx.Peers(func(p *store.Peer) bool {
-		names[p.Key] = p.Name
+		if k := sp.key(p.Key); !k.IsZero() {
+			sp.names[k] = p.Name
+		}
 		return true
 	})
-	return names
+	return sp
 }
 
 // findThread resolves th (and, for mirrored threads, the sharer).
-func (n *Node) findThread(tx *store.Tx, th, from string) (store.ThreadKey, *store.Thread, error) {
-	if from != "" {
-		k, err := key.ParsePublic(from)
-		if err != nil {
-			return store.ThreadKey{}, nil, fmt.Errorf("%w: %v", ErrBadKey, err)
-		}
+func (n *Node) findThread(tx *store.Tx, th string, from key.PublicKey) (store.ThreadKey, *store.Thread, error) {
+	if k := from; !k.IsZero() {
 		tk := store.ThreadKey{NS: store.NSMirrored, Peer: k, Th: th}
 		if t, ok := tx.Thread(tk); ok {
 			return tk, t, nil
@@ -87,7 +124,7 @@ func (n *Node) findThread(tx *store.Tx, th, from string) (store.ThreadKey, *stor
 }
 
 // Thread returns one thread's summary.
-func (n *Node) Thread(th, from string) (ThreadInfo, error) {
+func (n *Node) Thread(th string, from key.PublicKey) (ThreadInfo, error) {
 	var ti ThreadInfo
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -101,13 +138,13 @@ func (n *Node) Thread(th, from string) (ThreadInfo, error) {
 }
 
 // Lines returns a thread's lines in order. from names the sharer of a
-// mirrored thread; "" means my own thread th.
-func (n *Node) Lines(th, from string) ([]LineInfo, error) {
+// mirrored thread; the zero key means my own thread th.
+func (n *Node) Lines(th string, from key.PublicKey) ([]LineInfo, error) {
 	return n.LinesAfter(th, from, 0, 0)
 }
 
 // LinesAfter returns up to limit lines after seq (limit 0: all).
-func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo, error) {
+func (n *Node) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]LineInfo, error) {
 	out := []LineInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -126,7 +163,7 @@ func (n *Node) LinesAfter(th, from string, after uint64, limit int) ([]LineInfo,
 // LinesLast returns the last count lines of a thread (all when it holds
 // fewer), in order: what a thread view shows first. It reads from the
 // thread's end, so a long thread costs no more than a short one.
-func (n *Node) LinesLast(th, from string, count int) ([]LineInfo, error) {
+func (n *Node) LinesLast(th string, from key.PublicKey, count int) ([]LineInfo, error) {
 	out := []LineInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
@@ -143,13 +180,13 @@ func (n *Node) LinesLast(th, from string, count int) ([]LineInfo, error) {
 }
 
 func lineInfo(tk store.ThreadKey, t *store.Thread, l store.Line) LineInfo {
-	li := LineInfo{From: l.From.String(), Line: json.RawMessage(l.Raw), Seq: l.Seq, Stored: wire.FormatTime(l.Stored)}
+	li := LineInfo{From: l.From, Line: json.RawMessage(l.Raw), Seq: l.Seq, Stored: wire.FormatTime(l.Stored)}
 	li.Dir = "in"
 	if l.Dir == store.DirOut {
 		li.Dir = "out"
 	}
 	if tk.NS == store.NSMirrored {
-		li.MirroredFrom = tk.Peer.String()
+		li.MirroredFrom = tk.Peer
 	} else {
 		li.Acked = l.Dir == store.DirOut && l.Seq <= t.AckedSeq
 	}
@@ -157,7 +194,7 @@ func lineInfo(tk store.ThreadKey, t *store.Thread, l store.Line) LineInfo {
 }
 
 // MarkRead marks every line of a thread read.
-func (n *Node) MarkRead(th, from string) error {
+func (n *Node) MarkRead(th string, from key.PublicKey) error {
 	return n.commit.run(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
 		if err != nil {
@@ -168,7 +205,7 @@ func (n *Node) MarkRead(th, from string) error {
 		}
 		t.ReadSeq, t.Unread = t.LastSeq, 0
 		tx.Touch(tk)
-		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer.String(), Th: th})
+		n.commit.publishAfter(Event{Type: EventThread, Peer: tk.Peer, Th: th})
 		return nil
 	})
 }
@@ -179,10 +216,14 @@ func (n *Node) MarkRead(th, from string) error {
 // after the stored ones.
 func (n *Node) Peers() ([]PeerInfo, error) {
 	out := []PeerInfo{}
-	listed := map[string]bool{}
+	listed := map[key.PublicKey]bool{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tx.Peers(func(p *store.Peer) bool {
-			pi := PeerInfo{Key: p.Key, Name: p.Name, About: p.About, Trusted: p.Trusted, IntroducedBy: p.IntroducedBy,
+			k := storedKey(p.Key)
+			if k.IsZero() {
+				return true // a record damaged on disk names no peer to show
+			}
+			pi := PeerInfo{Key: k, Name: p.Name, About: p.About, Trusted: p.Trusted, IntroducedBy: storedKey(p.IntroducedBy),
 				Listen: p.Listen, Caps: p.Caps, Dialed: p.Dialed, Invited: p.Invited}
 			for _, a := range p.PrivateListen {
 				if !slices.Contains(pi.Listen, a) {
@@ -195,11 +236,9 @@ func (n *Node) Peers() ([]PeerInfo, error) {
 			if !p.LastSeen.IsZero() {
 				pi.LastSeen = wire.FormatTime(p.LastSeen)
 			}
-			if k, err := key.ParsePublic(p.Key); err == nil {
-				if s := n.sessionFor(k); s != nil {
-					pi.Up = true
-					pi.Name = s.hello.Name
-				}
+			if s := n.sessionFor(k); s != nil {
+				pi.Up = true
+				pi.Name = s.hello.Name
 			}
 			out = append(out, pi)
 			listed[pi.Key] = true
@@ -215,11 +254,11 @@ func (n *Node) Peers() ([]PeerInfo, error) {
 
 // unlistedSessions describes the sessions up with peers not in listed, in
 // key order.
-func (n *Node) unlistedSessions(listed map[string]bool) []PeerInfo {
+func (n *Node) unlistedSessions(listed map[key.PublicKey]bool) []PeerInfo {
 	n.mu.Lock()
 	var live []*session
 	for _, s := range n.sessions {
-		if !listed[s.peerS] {
+		if !listed[s.peer] {
 			live = append(live, s)
 		}
 	}
@@ -228,21 +267,20 @@ func (n *Node) unlistedSessions(listed map[string]bool) []PeerInfo {
 	out := make([]PeerInfo, 0, len(live))
 	for _, s := range live {
 		h := s.hello
-		out = append(out, PeerInfo{Key: s.peerS, Name: h.Name, About: h.About, Up: true,
+		out = append(out, PeerInfo{Key: s.peer, Name: h.Name, About: h.About, Up: true,
 			Listen: append([]string{}, h.Listen...), Caps: h.Caps, Dialed: s.dialAddr})
 	}
 	return out
 }
 
 // Trust adds a key to the trust list (or removes it).
-func (n *Node) Trust(k string, trusted bool) error {
-	pk, err := n.parsePeer(k)
-	if err != nil {
+func (n *Node) Trust(pk key.PublicKey, trusted bool) error {
+	if err := n.checkPeer(pk); err != nil {
 		return err
 	}
 	now := n.now()
 	var chosen bool
-	err = n.commit.run(func(tx *store.Tx) error {
+	err := n.commit.run(func(tx *store.Tx) error {
 		p, ok := tx.Peer(pk)
 		if !ok {
 			p = &store.Peer{Key: pk.String(), FirstSeen: now}
@@ -257,7 +295,7 @@ func (n *Node) Trust(k string, trusted bool) error {
 		if s := n.sessionFor(pk); s != nil && trusted {
 			n.sendListen(s) // its token, now that the person trusts it
 		}
-		n.publish(Event{Type: EventPresence, Peer: pk.String()})
+		n.publish(Event{Type: EventPresence, Peer: pk})
 	}
 	return err
 }

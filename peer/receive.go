@@ -416,14 +416,14 @@ func (n *Node) afterInbound(s *session, th string, res *inResult) {
 		if !n.hasSubscribers() {
 			n.presenceChanged() // what publish would do (nobody listens)
 		} else {
-			res.line = &LineInfo{Dir: "in", From: s.peerS, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
+			res.line = &LineInfo{Dir: "in", From: s.peer, Line: json.RawMessage(st.raw), Seq: st.seq, Stored: st.at.UTC().Format(wire.TimeFormat)}
 		}
 	}
 	if res.line != nil {
-		n.publish(Event{Type: EventLine, Peer: s.peerS, PeerName: s.hello.Name, Th: th, Line: res.line})
+		n.publish(Event{Type: EventLine, Peer: s.peer, PeerName: s.hello.Name, Th: th, Line: res.line})
 	}
 	if res.blob != nil {
-		n.publish(Event{Type: EventBlob, Peer: s.peerS, Th: res.blob.Th, Blob: res.blob})
+		n.publish(Event{Type: EventBlob, Peer: s.peer, Th: res.blob.Th, Blob: res.blob})
 	}
 	if res.after != nil {
 		res.after()

@@ -112,8 +112,8 @@ func (n *Node) onProfileRequest(j *reqJob) {
 		if g != nil {
 			n.keepHonored(g)
 		} else {
-			req := ApprovalRequest{Kind: ApprovalProfile, From: s.peerS, FromName: s.hello.Name, Sub: s.peerS,
-				Caps: []string{c}, On: []string{n.pub.String()}, Th: m.Th, ReqID: m.ID, Detail: data, Reason: why}
+			req := ApprovalRequest{Kind: ApprovalProfile, From: s.peer, FromName: s.hello.Name, Sub: s.peer,
+				Caps: []string{c}, On: []key.PublicKey{n.pub}, Th: m.Th, ReqID: m.ID, Detail: data, Reason: why}
 			var until time.Time
 			if hasExp {
 				until = exp
@@ -202,7 +202,7 @@ func (n *Node) sendResult(s *session, m *wire.Msg, res profile.Result) {
 		s.sendErr(wire.CodeInternal, "bad result", m.ID, m.Th)
 		return
 	}
-	req := SendRequest{To: s.peerS, Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}
+	req := SendRequest{To: s.peer, Th: m.Th, Re: m.ID, Parts: []json.RawMessage{part}}
 	for _, a := range res.Attachments {
 		req.Blobs = append(req.Blobs, BlobFile{Path: a.Path, Name: a.Name, Mime: a.Mime})
 	}
@@ -226,9 +226,9 @@ func (n *Node) runner() *profile.Runner {
 // (returned as *wire.Err). When ctx has a deadline the request carries it
 // as "exp" (docs/protocol/profile.md; an earlier exp in data is kept),
 // so that what this node stops waiting for never runs later.
-func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
-	k, err := n.parsePeer(to)
-	if err != nil {
+func (n *Node) Request(ctx context.Context, to key.PublicKey, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
+	k := to
+	if err := n.checkPeer(k); err != nil {
 		return nil, err
 	}
 	c := profile.Cap(mime)
@@ -251,6 +251,7 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	}
 	data, _ = json.Marshal(obj)
 	if dl, ok := ctx.Deadline(); ok {
+		var err error
 		if data, err = profile.WithExp(data, dl); err != nil {
 			return nil, fmt.Errorf("peer: request: %w", err)
 		}
@@ -266,7 +267,7 @@ func (n *Node) Request(ctx context.Context, to, mime string, data json.RawMessag
 	// The waiter is registered in the commit that gives the msg its id,
 	// before the msg can be sent, so no answer can come before it.
 	w := &waiter{to: k, ch: make(chan answer, 1)}
-	res, err := n.Send(ctx, SendRequest{To: k.String(), Th: th, Subject: subject, Parts: []json.RawMessage{part}, waiter: w})
+	res, err := n.Send(ctx, SendRequest{To: k, Th: th, Subject: subject, Parts: []json.RawMessage{part}, waiter: w})
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func request(t *testing.T, from, to *testNode, data json.RawMessage) (json.RawMe
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return from.Request(ctx, to.Key().String(), profile.MimeExec, data, "")
+	return from.Request(ctx, to.Key(), profile.MimeExec, data, "")
 }
 
 func wantForbidden(t *testing.T, err error) {
@@ -92,7 +92,7 @@ func TestExecNeedsGrant(t *testing.T) {
 	carol, _ := key.NewPrivate()
 	dave, _ := key.NewPrivate()
 	eve, _ := key.NewPrivate()
-	if err := exe.Trust(carol.Public().String(), true); err != nil {
+	if err := exe.Trust(carol.Public(), true); err != nil {
 		t.Fatal(err)
 	}
 	chain := []json.RawMessage{
@@ -119,7 +119,7 @@ func TestExecNeedsGrant(t *testing.T) {
 	// A good grant sent earlier in a msg is stored and attached automatically.
 	os.Remove(marker)
 	part, _ := wire.DataPart(grant.Mime, good)
-	if _, err := exe.Send(context.Background(), SendRequest{To: req.Key().String(), Parts: []json.RawMessage{part}}); err != nil {
+	if _, err := exe.Send(context.Background(), SendRequest{To: req.Key(), Parts: []json.RawMessage{part}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "req stored the grant", func() bool {
@@ -144,7 +144,7 @@ func TestApprovalFlow(t *testing.T) {
 	decide := func(d Decision) {
 		for e := range ev {
 			if e.Type == EventApproval {
-				if e.Approval.Caps[0] != "exec" || e.Approval.From != req.Key().String() {
+				if e.Approval.Caps[0] != "exec" || e.Approval.From != req.Key() {
 					t.Errorf("approval %+v", e.Approval)
 				}
 				if err := exe.Decide(e.Approval.ID, d); err != nil {
@@ -212,7 +212,7 @@ func TestExecLargeOutputAsBlob(t *testing.T) {
 	eventually(t, "stdout blob complete", func() bool {
 		bs, _ := req.Blobs()
 		for _, b := range bs {
-			if b.Name == "stdout" && b.Complete && b.Size == 300000 && b.From == exe.Key().String() {
+			if b.Name == "stdout" && b.Complete && b.Size == 300000 && b.From == exe.Key() {
 				return true
 			}
 		}
@@ -230,7 +230,7 @@ func TestPendingBounded(t *testing.T) {
 	connect(t, req, exe)
 	// A peer the person knows (a stranger has a smaller budget:
 	// TestApprovalSlotsStrangers).
-	if err := exe.Trust(req.Key().String(), true); err != nil {
+	if err := exe.Trust(req.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	const extra = 3
@@ -383,7 +383,7 @@ func TestLooseGrantsBounded(t *testing.T) {
 		t.Fatalf("%d grants stored, want %d", c, MaxLooseGrants)
 	}
 	trusted, known := newKey(), newKey()
-	if err := n.Trust(trusted.Public().String(), true); err != nil {
+	if err := n.Trust(trusted.Public(), true); err != nil {
 		t.Fatal(err)
 	}
 	err := n.db.Update(func(tx *store.Tx) error {

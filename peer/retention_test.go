@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
 )
 
@@ -50,7 +51,7 @@ func TestRetentionNode(t *testing.T) {
 	if res.Threads != 1 || res.Blobs != 1 || res.Files != 1 {
 		t.Fatalf("b's sweep 100 days on: %+v, want the thread and its blob", res)
 	}
-	if _, err := b.Thread(r.Th, ""); !errors.Is(err, ErrNoThread) {
+	if _, err := b.Thread(r.Th, key.PublicKey{}); !errors.Is(err, ErrNoThread) {
 		t.Fatalf("b's old thread: %v, want ErrNoThread", err)
 	}
 	if bs, _ := b.Blobs(); len(bs) != 0 {
@@ -71,10 +72,10 @@ func TestRetentionNode(t *testing.T) {
 	if res, err := a.Sweep(); err != nil || res.Threads != 1 {
 		t.Fatalf("a's sweep: %+v %v", res, err)
 	}
-	if _, err := a.Thread(pending.Th, ""); err != nil {
+	if _, err := a.Thread(pending.Th, key.PublicKey{}); err != nil {
 		t.Fatalf("the thread with an unacked line was deleted: %v", err)
 	}
-	if _, err := a.Thread(r.Th, ""); !errors.Is(err, ErrNoThread) {
+	if _, err := a.Thread(r.Th, key.PublicKey{}); !errors.Is(err, ErrNoThread) {
 		t.Fatal("a's acked old thread kept")
 	}
 	ths, _ := a.Threads()

@@ -109,7 +109,7 @@ func (s *session) run() {
 	}
 	n.log.Info("peer up", "peer", s.peer.Short(), "name", s.hello.Name, "dialed", s.dialAddr != "", "handshake", s.hsDur)
 	n.notePeer(s)
-	n.publish(Event{Type: EventPeerUp, Peer: s.peerS, PeerName: s.hello.Name})
+	n.publish(Event{Type: EventPeerUp, Peer: s.peer, PeerName: s.hello.Name})
 	n.sendListen(s) // queued ahead of anything the peer's lines cause
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -124,7 +124,7 @@ func (s *session) run() {
 	n.unregister(s)
 	n.noteDown(s)
 	n.log.Info("peer down", "peer", s.peer.Short())
-	n.publish(Event{Type: EventPeerDown, Peer: s.peerS, PeerName: s.hello.Name})
+	n.publish(Event{Type: EventPeerDown, Peer: s.peer, PeerName: s.hello.Name})
 }
 
 // close ends the session.

@@ -94,10 +94,10 @@ func TestTailcatNodes(t *testing.T) {
 		t.Fatalf("b's token changed across restart:\n%s\n%s", tok, got)
 	}
 	eventually(t, "replayed after restart", func() bool {
-		lb, _ := b.Lines(rs.Th, "")
+		lb, _ := b.Lines(rs.Th, key.PublicKey{})
 		return len(lb) == 23
 	})
-	lb, _ := b.Lines(rs.Th, "")
+	lb, _ := b.Lines(rs.Th, key.PublicKey{})
 	for i, l := range lb[3:] {
 		var m wire.Msg
 		json.Unmarshal(l.Line, &m)

@@ -97,7 +97,7 @@ func TestHostileTailcatToken(t *testing.T) {
 
 	// Trusted: the hello still lacks it, a listen line after auth has it.
 	q := dialRaw(t, a)
-	if err := a.Trust(q.priv.Public().String(), true); err != nil {
+	if err := a.Trust(q.priv.Public(), true); err != nil {
 		t.Fatal(err)
 	}
 	if leaks(q.nodeHello) {
@@ -124,7 +124,7 @@ func TestHostileTailcatToken(t *testing.T) {
 	// not, nor in its presence table.
 	b := newTestNode(t, "b")
 	c := newTestNode(t, "c")
-	if err := a.Trust(b.Key().String(), true); err != nil {
+	if err := a.Trust(b.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	connect(t, b, a)
@@ -132,7 +132,7 @@ func TestHostileTailcatToken(t *testing.T) {
 	listOf := func(n *testNode) []string {
 		ps, _ := n.Peers()
 		for _, pi := range ps {
-			if pi.Key == a.Key().String() {
+			if pi.Key == a.Key() {
 				return pi.Listen
 			}
 		}
@@ -143,7 +143,7 @@ func TestHostileTailcatToken(t *testing.T) {
 	// then has been handled.
 	rc := sendText(t, c, a.Key(), "", "ping")
 	eventually(t, "c's msg acked", func() bool {
-		ls, _ := c.Lines(rc.Th, "")
+		ls, _ := c.Lines(rc.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
 	if l := listOf(c); slices.Contains(l, tok) || len(l) == 0 {

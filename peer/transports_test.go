@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -65,10 +66,10 @@ func TestScenarios(t *testing.T) {
 			}
 			b.restart()
 			eventually(t, "replayed after restart", func() bool {
-				lb, _ := b.Lines(r.Th, "")
+				lb, _ := b.Lines(r.Th, key.PublicKey{})
 				return len(lb) == 23
 			})
-			lb, _ := b.Lines(r.Th, "")
+			lb, _ := b.Lines(r.Th, key.PublicKey{})
 			for i, l := range lb[3:] {
 				var m wire.Msg
 				json.Unmarshal(l.Line, &m)

@@ -27,7 +27,7 @@ func findThread(t *testing.T, n *testNode, th string) (ThreadInfo, bool) {
 		t.Fatal(err)
 	}
 	for _, ti := range ts {
-		if ti.Th == th && ti.MirroredFrom == "" {
+		if ti.Th == th && ti.MirroredFrom.IsZero() {
 			return ti, true
 		}
 	}
@@ -58,10 +58,10 @@ func TestStateLinesNotUnread(t *testing.T) {
 	if got.Unread != 1 || got.Theirs != "working" {
 		t.Errorf("after a msg and a state: unread %d, theirs %q; want 1, working", got.Unread, got.Theirs)
 	}
-	if got.LastFrom != a.Key().String() {
+	if got.LastFrom != a.Key() {
 		t.Errorf("last_from %q, want a's key", got.LastFrom)
 	}
-	if mine := threadOf(t, a, r.Th); mine.LastFrom != a.Key().String() || mine.Unread != 0 {
+	if mine := threadOf(t, a, r.Th); mine.LastFrom != a.Key() || mine.Unread != 0 {
 		t.Errorf("a's own thread: last_from %q unread %d", mine.LastFrom, mine.Unread)
 	}
 	// last_from names who wrote the preview, not who sent the newest
@@ -73,7 +73,7 @@ func TestStateLinesNotUnread(t *testing.T) {
 	if _, err := a.SetState(context.Background(), r.Th, "done", ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := threadOf(t, a, r.Th); got.LastFrom != b.Key().String() || got.LastText != "hi a" {
+	if got := threadOf(t, a, r.Th); got.LastFrom != b.Key() || got.LastText != "hi a" {
 		t.Errorf("after a's state: last_from %q, last_text %q; want b's", got.LastFrom, got.LastText)
 	}
 }
@@ -91,13 +91,13 @@ func TestRequestsShareThread(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
-		if _, err := from.Request(ctx, to.Key().String(), profile.MimeExec, json.RawMessage(`{"cmd":"true"}`), ""); err == nil {
+		if _, err := from.Request(ctx, to.Key(), profile.MimeExec, json.RawMessage(`{"cmd":"true"}`), ""); err == nil {
 			t.Fatal("a request ran without a grant")
 		}
 	}
 	request(a, b)
 	request(a, b)
-	if _, err := a.Grant(ctx, b.Key().String(), []string{"fs:read"}, time.Hour, nil, "logs"); err != nil {
+	if _, err := a.Grant(ctx, b.Key(), []string{"fs:read"}, time.Hour, nil, "logs"); err != nil {
 		t.Fatal(err)
 	}
 	ts, _ := a.Threads()

@@ -61,8 +61,8 @@ func TestHostileIntroducedKeysWG(t *testing.T) {
 	eventually(t, "b records x as introduced by m", func() bool {
 		ps, _ := b.Peers()
 		for _, p := range ps {
-			if p.Key == x.Key().String() {
-				return p.IntroducedBy == m.Key().String()
+			if p.Key == x.Key() {
+				return p.IntroducedBy == m.Key()
 			}
 		}
 		return false
@@ -90,7 +90,7 @@ func TestHostileIntroducedKeysWG(t *testing.T) {
 	}
 
 	// Trusting x configures it: x's dialer (still retrying) gets through.
-	if err := b.Trust(x.Key().String(), true); err != nil {
+	if err := b.Trust(x.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -102,7 +102,7 @@ func TestHostileIntroducedKeysWG(t *testing.T) {
 	s := b.sessionFor(x.Key())
 
 	// Untrusting removes it and ends its tunnel session.
-	if err := b.Trust(x.Key().String(), false); err != nil {
+	if err := b.Trust(x.Key(), false); err != nil {
 		t.Fatal(err)
 	}
 	<-s.ctx.Done()

@@ -33,7 +33,7 @@ func wgPair(t *testing.T, bothDial, dialOnly bool) (a, b *testNode) {
 		actx, acancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		_, _ = a.AddInvite(actx, b.Invite()) // b has not added a's yet: refused
 		acancel()
-	} else if err := a.Trust(b.Key().String(), true); err != nil {
+	} else if err := a.Trust(b.Key(), true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.AddInvite(ctx, a.Invite()); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Bounds of what the menu shows. A menu is read at a glance: a long name or
@@ -67,9 +68,9 @@ const (
 // Action is what a click on an item asks for.
 type Action struct {
 	Kind Kind
-	Th   string // OpenThread
-	From string // OpenThread: the sharer of a mirrored thread
-	ID   string // OpenApproval
+	Th   string        // OpenThread
+	From key.PublicKey // OpenThread: the sharer of a mirrored thread
+	ID   string        // OpenApproval
 }
 
 // Item is one menu item. A Separator has nothing else; an item with
@@ -106,7 +107,7 @@ type State struct {
 	Threads []peer.ThreadInfo
 	Peers   []peer.PeerInfo
 	Pending []peer.ApprovalRequest
-	Self    string // my key (a request's On may name it)
+	Self    key.PublicKey // my key (a request's On may name it)
 	Pause   Pause
 }
 
@@ -211,8 +212,8 @@ func unreadItems(s State) []Item {
 }
 
 // peerNames maps keys to names.
-func peerNames(ps []peer.PeerInfo) map[string]string {
-	m := make(map[string]string, len(ps))
+func peerNames(ps []peer.PeerInfo) map[key.PublicKey]string {
+	m := make(map[key.PublicKey]string, len(ps))
 	for _, p := range ps {
 		if p.Name != "" {
 			m[p.Key] = p.Name
@@ -228,13 +229,13 @@ func clip(s string, n int) string { return render.Clip(visible.String(s), n) }
 // ThreadLabel is an unread thread's item: "alice: Port the auth
 // middleware (3)". names gives peer names by key, for a thread whose info
 // lacks one.
-func ThreadLabel(t peer.ThreadInfo, names map[string]string) string {
+func ThreadLabel(t peer.ThreadInfo, names map[key.PublicKey]string) string {
 	who := t.PeerName
 	if who == "" {
 		who = names[t.Peer]
 	}
 	if who == "" {
-		who = render.ShortKey(t.Peer)
+		who = render.ShortKey(t.Peer.String())
 	}
 	subj := t.Subject
 	if subj == "" {
@@ -246,10 +247,10 @@ func ThreadLabel(t peer.ThreadInfo, names map[string]string) string {
 // ApprovalLabel is a pending request's item: "alice wants exec `make
 // test`", "alice wants fs:read `notes/todo.md`", "alice asks for a grant:
 // exec". self is my key.
-func ApprovalLabel(r peer.ApprovalRequest, self string) string {
+func ApprovalLabel(r peer.ApprovalRequest, self key.PublicKey) string {
 	who := r.FromName
 	if who == "" {
-		who = render.ShortKey(r.From)
+		who = render.ShortKey(r.From.String())
 	}
 	who = clip(who, MaxName)
 	caps := clip(strings.Join(r.Caps, ", "), MaxDetail)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 const (
-	alice = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-	bob   = "ed25519:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
-	carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
-	me    = "ed25519:MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM"
+	alice = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"
+	bob   = "ed25519:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA"
+	carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCA"
+	me    = "ed25519:MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMA"
 )
 
 // now is 15:04 on a Thursday in Berlin, so times of day are checked in a
@@ -25,6 +26,9 @@ var (
 	berlin = mustZone("Europe/Berlin")
 	now    = time.Date(2026, 3, 5, 15, 4, 0, 0, berlin)
 )
+
+// Keys as the API types carry them.
+var aliceK, bobK, carolK, meK = key.MustParsePublic(alice), key.MustParsePublic(bob), key.MustParsePublic(carol), key.MustParsePublic(me)
 
 func mustZone(name string) *time.Location {
 	l, err := time.LoadLocation(name)
@@ -78,21 +82,21 @@ func busy() State {
 	var ths []peer.ThreadInfo
 	for i := 0; i < 7; i++ {
 		ths = append(ths, peer.ThreadInfo{
-			Th: fmt.Sprintf("thr_%d", i), Peer: alice, PeerName: "alice", Subject: fmt.Sprintf("subject %d", i),
+			Th: fmt.Sprintf("thr_%d", i), Peer: aliceK, PeerName: "alice", Subject: fmt.Sprintf("subject %d", i),
 			Unread: i, Updated: fmt.Sprintf("2026-03-05T14:0%d:00Z", i),
 		})
 	}
-	ths[2].PeerName, ths[2].Peer = "", bob // named by the peer list
-	ths[3].MirroredFrom = carol
+	ths[2].PeerName, ths[2].Peer = "", bobK // named by the peer list
+	ths[3].MirroredFrom = carolK
 	return State{
 		Booted:  true,
 		Threads: ths,
-		Peers:   []peer.PeerInfo{{Key: alice, Name: "alice", Up: true}, {Key: bob, Name: "bob", Up: true}, {Key: carol, Name: "carol"}},
+		Peers:   []peer.PeerInfo{{Key: aliceK, Name: "alice", Up: true}, {Key: bobK, Name: "bob", Up: true}, {Key: carolK, Name: "carol"}},
 		Pending: []peer.ApprovalRequest{
-			{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "alice", Caps: []string{"exec"}, Detail: execDetail("make", "test")},
-			{ID: "ap2", Kind: peer.ApprovalGrantRequest, From: bob, FromName: "bob", Caps: []string{"fs:read"}},
+			{ID: "ap1", Kind: peer.ApprovalProfile, From: aliceK, FromName: "alice", Caps: []string{"exec"}, Detail: execDetail("make", "test")},
+			{ID: "ap2", Kind: peer.ApprovalGrantRequest, From: bobK, FromName: "bob", Caps: []string{"fs:read"}},
 		},
-		Self: me,
+		Self: meK,
 	}
 }
 
@@ -136,7 +140,7 @@ func TestBuildWhatNeedsMe(t *testing.T) {
 	items := Build(busy(), now, berlin)
 	for l, want := range map[string]Action{
 		"alice: subject 6 (6)":          {Kind: OpenThread, Th: "thr_6"},
-		"alice: subject 3 (3)":          {Kind: OpenThread, Th: "thr_3", From: carol},
+		"alice: subject 3 (3)":          {Kind: OpenThread, Th: "thr_3", From: carolK},
 		"1 more unread thread…":         {Kind: ShowThreads},
 		"alice wants exec `make test`":  {Kind: OpenApproval, ID: "ap1"},
 		"bob asks for a grant: fs:read": {Kind: OpenApproval, ID: "ap2"},
@@ -160,8 +164,8 @@ func TestBuildWhatNeedsMe(t *testing.T) {
 
 // Nothing waiting: no section under the status line.
 func TestBuildQuiet(t *testing.T) {
-	s := State{Booted: true, Peers: []peer.PeerInfo{{Key: alice, Up: true}},
-		Threads: []peer.ThreadInfo{{Th: "thr_r", Peer: alice, Subject: "read"}}}
+	s := State{Booted: true, Peers: []peer.PeerInfo{{Key: aliceK, Up: true}},
+		Threads: []peer.ThreadInfo{{Th: "thr_r", Peer: aliceK, Subject: "read"}}}
 	got := labels(Build(s, now, berlin))
 	if got[0] != "[AWP: 1/1 peer up]" || got[1] != "-" || got[2] != "Threads" || got[4] != "Approvals" {
 		t.Fatalf("quiet menu: %q", got)
@@ -196,7 +200,7 @@ func contains(ss []string, s string) bool {
 }
 
 func TestStatusLineAndTooltip(t *testing.T) {
-	two := []peer.PeerInfo{{Key: alice}, {Key: bob}}
+	two := []peer.PeerInfo{{Key: aliceK}, {Key: bobK}}
 	for _, tc := range []struct {
 		s             State
 		status, tip   string
@@ -205,7 +209,7 @@ func TestStatusLineAndTooltip(t *testing.T) {
 		{State{}, "starting…", "AWP: starting…", 0},
 		{State{Booted: true}, "no peers yet", "AWP: no peers yet", 0},
 		{State{Booted: true, Peers: two}, "offline: 0/2 peers up", "AWP: offline: 0/2 peers up", 0},
-		{State{Booted: true, Peers: []peer.PeerInfo{{Key: alice, Up: true}, {Key: bob}}, Threads: busy().Threads[:3]},
+		{State{Booted: true, Peers: []peer.PeerInfo{{Key: aliceK, Up: true}, {Key: bobK}}, Threads: busy().Threads[:3]},
 			"1/2 peers up", "AWP: 1/2 peers up · 3 unread in 2 threads", 0},
 		{busy(), "2/3 peers up · 2 waiting for you · notifications paused until 16:04",
 			"AWP: 2/3 peers up · 21 unread in 6 threads · 2 waiting for you · notifications paused until 16:04", 60},
@@ -283,7 +287,7 @@ func TestPause(t *testing.T) {
 // commands are cut, on one line, with bidi and control characters escaped.
 func TestLabelsBoundPeerText(t *testing.T) {
 	long := strings.Repeat("x", 500)
-	th := peer.ThreadInfo{Th: "thr_x", Peer: alice, PeerName: "ev\u202eil\nname" + long, Subject: "line one\nline two " + long, Unread: 1}
+	th := peer.ThreadInfo{Th: "thr_x", Peer: aliceK, PeerName: "ev\u202eil\nname" + long, Subject: "line one\nline two " + long, Unread: 1}
 	l := ThreadLabel(th, nil)
 	if strings.ContainsAny(l, "\n\u202e") || !strings.Contains(l, `ev\u202eil name`) {
 		t.Errorf("thread label = %q", l)
@@ -291,9 +295,9 @@ func TestLabelsBoundPeerText(t *testing.T) {
 	if n := len([]rune(l)); n > MaxName+MaxSubject+10 {
 		t.Errorf("thread label is %d characters", n)
 	}
-	r := peer.ApprovalRequest{ID: "x", Kind: peer.ApprovalProfile, From: alice, FromName: long, Caps: []string{"exec"},
+	r := peer.ApprovalRequest{ID: "x", Kind: peer.ApprovalProfile, From: aliceK, FromName: long, Caps: []string{"exec"},
 		Detail: execDetail("rm", "-rf", "/\u202e", long)}
-	l = ApprovalLabel(r, me)
+	l = ApprovalLabel(r, meK)
 	if strings.Contains(l, "\u202e") || !strings.Contains(l, " wants exec `rm -rf") {
 		t.Errorf("approval label = %q", l)
 	}
@@ -301,8 +305,8 @@ func TestLabelsBoundPeerText(t *testing.T) {
 		t.Errorf("approval label is %d characters", n)
 	}
 	// Without a name, the start of the key; an fs request shows its path.
-	r = peer.ApprovalRequest{ID: "y", Kind: peer.ApprovalProfile, From: bob, Caps: []string{"fs:read"}, Detail: json.RawMessage(`{"path":"notes/todo.md"}`)}
-	if l := ApprovalLabel(r, me); l != "BBBBBBBB wants fs:read `notes/todo.md`" {
+	r = peer.ApprovalRequest{ID: "y", Kind: peer.ApprovalProfile, From: bobK, Caps: []string{"fs:read"}, Detail: json.RawMessage(`{"path":"notes/todo.md"}`)}
+	if l := ApprovalLabel(r, meK); l != "BBBBBBBB wants fs:read `notes/todo.md`" {
 		t.Errorf("fs label = %q", l)
 	}
 }

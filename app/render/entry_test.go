@@ -6,15 +6,20 @@ import (
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
+// Keys as text (names, avatars, lines on the wire) and as keys (the API
+// types); their short forms are AAAAAAAA and BBBBBBBB.
 const (
-	alice = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-	bob   = "ed25519:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+	alice = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"
+	bob   = "ed25519:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA"
 )
+
+var aliceK, bobK = key.MustParsePublic(alice), key.MustParsePublic(bob)
 
 func line(dir, from, js string) peer.LineInfo {
-	return peer.LineInfo{Dir: dir, From: from, Line: json.RawMessage(js), Seq: 1}
+	return peer.LineInfo{Dir: dir, From: key.MustParsePublic(from), Line: json.RawMessage(js), Seq: 1}
 }
 
 func decodeParts(t *testing.T, js string) []Part {
@@ -55,7 +60,7 @@ func TestDecodeMessageParts(t *testing.T) {
 }
 
 func TestDecodeEnvelope(t *testing.T) {
-	li := peer.LineInfo{Dir: "out", From: bob, Acked: true, Seq: 9, MirroredFrom: alice,
+	li := peer.LineInfo{Dir: "out", From: bobK, Acked: true, Seq: 9, MirroredFrom: aliceK,
 		Line: json.RawMessage(`{"t":"msg","id":"01JX","ts":"2026-09-25T17:03:11Z","th":"thr_1","re":"01JW","subject":"S","parts":[{"k":"text","text":"x"}]}`)}
 	e := Decode(li)
 	if e.Seq != 9 || e.Dir != "out" || e.From != bob || !e.Acked || e.ID != "01JX" || e.Re != "01JW" ||

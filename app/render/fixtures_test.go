@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // bigThread makes n alternating text lines.
@@ -15,7 +16,7 @@ func bigThread(n int) []peer.LineInfo {
 		if i%2 == 1 {
 			dir, from = "out", bob
 		}
-		out[i] = peer.LineInfo{Dir: dir, From: from, Seq: uint64(i + 1), Line: json.RawMessage(fmt.Sprintf(
+		out[i] = peer.LineInfo{Dir: dir, From: key.MustParsePublic(from), Seq: uint64(i + 1), Line: json.RawMessage(fmt.Sprintf(
 			`{"t":"msg","id":"%026d","ts":"2026-09-25T17:03:11Z","th":"thr_big","parts":[{"k":"text","text":"line %d"}]}`, i, i))}
 	}
 	return out

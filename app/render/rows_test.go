@@ -119,7 +119,7 @@ func TestRowsGroupBySender(t *testing.T) {
 func TestRowsAckedAndMirrored(t *testing.T) {
 	li := line("out", bob, `{"t":"msg","id":"4","ts":"2026-09-25T17:05:00Z","th":"thr_1","parts":[{"k":"text","text":"ok"}]}`)
 	li.Acked = true
-	li.MirroredFrom = alice
+	li.MirroredFrom = aliceK
 	rows := Rows([]Entry{Decode(li)}, opts())
 	if rows[0].Text != "me  17:05  "+MarkAcked+"  "+MarkMirror || rows[0].Mine {
 		t.Errorf("header = %q", rows[0].Text)

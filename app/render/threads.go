@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // SortThreads orders threads by activity, newest first (RFC 3339 UTC
@@ -30,11 +31,12 @@ func MatchThread(t peer.ThreadInfo, query string, name func(string) string) bool
 	if len(words) == 0 {
 		return true
 	}
-	fields := []string{t.Subject, t.PeerName, t.Peer, t.Mine, t.Theirs, t.LastText, t.Th, t.MirroredFrom}
+	peerKey, sharer := t.Peer.String(), t.MirroredFrom.String()
+	fields := []string{t.Subject, t.PeerName, peerKey, t.Mine, t.Theirs, t.LastText, t.Th, sharer}
 	if name != nil {
-		fields = append(fields, name(t.Peer))
-		if t.MirroredFrom != "" {
-			fields = append(fields, name(t.MirroredFrom))
+		fields = append(fields, name(peerKey))
+		if sharer != "" {
+			fields = append(fields, name(sharer))
 		}
 	}
 	hay := strings.ToLower(strings.Join(fields, "\n"))
@@ -77,7 +79,7 @@ type ThreadRow struct {
 // RowOptions tune DescribeThread.
 type RowOptions struct {
 	Name func(key string) string // a key's display name; nil: short keys
-	Me   string                  // my key: my lines read "you"
+	Me   key.PublicKey           // my key: my lines read "you"
 	Now  time.Time               // the reference for relative times; zero: time.Now()
 	Up   func(key string) (up, known bool)
 }
@@ -99,13 +101,14 @@ func DescribeThread(t peer.ThreadInfo, o RowOptions) ThreadRow {
 	if title == "" {
 		title = "(no subject)"
 	}
+	peerKey := t.Peer.String()
 	who := Clip(t.PeerName, MaxName)
 	if who == "" {
-		who = Clip(name(t.Peer), MaxName)
+		who = Clip(name(peerKey), MaxName)
 	}
-	r := ThreadRow{Title: title, Who: who, Initial: initial(who), Color: AvatarColor(t.Peer), Unread: t.Unread, Bold: t.Unread > 0}
+	r := ThreadRow{Title: title, Who: who, Initial: initial(who), Color: AvatarColor(peerKey), Unread: t.Unread, Bold: t.Unread > 0}
 	if o.Up != nil {
-		if up, known := o.Up(t.Peer); known && !up {
+		if up, known := o.Up(peerKey); known && !up {
 			r.Offline = true
 		}
 	}
@@ -114,7 +117,7 @@ func DescribeThread(t peer.ThreadInfo, o RowOptions) ThreadRow {
 	}
 	if t.LastText != "" {
 		r.Preview = Clip(t.LastText, MaxPreview)
-		if o.Me != "" && t.LastFrom == o.Me {
+		if !o.Me.IsZero() && t.LastFrom == o.Me {
 			r.Preview = "you: " + r.Preview
 		}
 	}
@@ -125,8 +128,8 @@ func DescribeThread(t peer.ThreadInfo, o RowOptions) ThreadRow {
 		r.Chips = append(r.Chips, Clip(who, MaxName)+": "+Clip(t.Theirs, MaxName))
 	}
 	parts := []string{who}
-	if t.MirroredFrom != "" {
-		m := MarkMirror + " mirrored from " + Clip(name(t.MirroredFrom), MaxName)
+	if !t.MirroredFrom.IsZero() {
+		m := MarkMirror + " mirrored from " + Clip(name(t.MirroredFrom.String()), MaxName)
 		parts = append(parts, m)
 		r.Chips = append(r.Chips, m)
 	}

@@ -12,9 +12,9 @@ import (
 
 func threadsFixture() []peer.ThreadInfo {
 	return []peer.ThreadInfo{
-		{Th: "thr_a", Peer: alice, PeerName: "alice", Subject: "Port auth middleware", Updated: "2026-09-25T17:00:00Z", Unread: 2, Mine: "working", Theirs: "open"},
-		{Th: "thr_b", Peer: bob, Subject: "Release build", Updated: "2026-09-25T18:00:00Z", LastText: "artifacts uploaded"},
-		{Th: "thr_c", Peer: bob, Subject: "Flaky test", Updated: "2026-09-25T17:00:00Z", MirroredFrom: alice, Mirror: true},
+		{Th: "thr_a", Peer: aliceK, PeerName: "alice", Subject: "Port auth middleware", Updated: "2026-09-25T17:00:00Z", Unread: 2, Mine: "working", Theirs: "open"},
+		{Th: "thr_b", Peer: bobK, Subject: "Release build", Updated: "2026-09-25T18:00:00Z", LastText: "artifacts uploaded"},
+		{Th: "thr_c", Peer: bobK, Subject: "Flaky test", Updated: "2026-09-25T17:00:00Z", MirroredFrom: aliceK, Mirror: true},
 	}
 }
 
@@ -62,7 +62,7 @@ func TestDescribeThread(t *testing.T) {
 	all := threadsFixture()
 	names := func(k string) string { return map[string]string{alice: "alice", bob: "bob"}[k] }
 	up := func(k string) (bool, bool) { return k == alice, k == alice || k == bob }
-	o := RowOptions{Name: names, Me: bob, Now: now, Up: up}
+	o := RowOptions{Name: names, Me: bobK, Now: now, Up: up}
 	r := DescribeThread(all[0], o)
 	if r.Title != "Port auth middleware" || !r.Bold || r.Unread != 2 || r.Who != "alice" || r.Initial != "A" || r.Offline {
 		t.Errorf("row a = %+v", r)
@@ -74,12 +74,12 @@ func TestDescribeThread(t *testing.T) {
 		t.Errorf("row a: when %q colour %v", r.When, r.Color)
 	}
 	b := all[1]
-	b.LastFrom = bob
+	b.LastFrom = bobK
 	r = DescribeThread(b, o)
 	if r.Preview != "you: artifacts uploaded" || r.When != "just now" || !r.Offline || r.Bold || r.Initial != "B" {
 		t.Errorf("row b = %+v", r)
 	}
-	b.LastFrom = alice
+	b.LastFrom = aliceK
 	if r = DescribeThread(b, o); r.Preview != "artifacts uploaded" {
 		t.Errorf("their preview = %q", r.Preview)
 	}
@@ -87,7 +87,7 @@ func TestDescribeThread(t *testing.T) {
 	if r.Bold || r.Detail != "bob · "+MarkMirror+" mirrored from alice · mirroring" || strings.Join(r.Chips, "|") != MarkMirror+" mirrored from alice" {
 		t.Errorf("row c = %+v", r)
 	}
-	r = DescribeThread(peer.ThreadInfo{Peer: bob, Private: true, Withdrawn: true}, RowOptions{})
+	r = DescribeThread(peer.ThreadInfo{Peer: bobK, Private: true, Withdrawn: true}, RowOptions{})
 	if r.Title != "(no subject)" || r.Detail != "BBBBBBBB · withdrawn · private" || r.When != "" || r.Offline {
 		t.Errorf("row = %+v", r)
 	}
@@ -97,7 +97,7 @@ func TestDescribeThread(t *testing.T) {
 // a subject at MaxTitle, a preview at MaxPreview, on one line.
 func TestDescribeThreadBounded(t *testing.T) {
 	huge := strings.Repeat("x", 500_000)
-	r := DescribeThread(peer.ThreadInfo{Peer: alice, PeerName: huge + "\nfake", Subject: "s\n" + huge, Mine: huge, Theirs: huge, Unread: 3, LastText: "a\n" + huge}, RowOptions{})
+	r := DescribeThread(peer.ThreadInfo{Peer: aliceK, PeerName: huge + "\nfake", Subject: "s\n" + huge, Mine: huge, Theirs: huge, Unread: 3, LastText: "a\n" + huge}, RowOptions{})
 	if n := utf8.RuneCountInString(r.Title); n > MaxTitle || strings.ContainsRune(r.Title, '\n') || !strings.HasSuffix(r.Title, "…") {
 		t.Errorf("title: %d runes, %q…", n, r.Title[:20])
 	}

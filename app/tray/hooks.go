@@ -2,6 +2,7 @@ package tray
 
 import (
 	"github.com/awp-tray/awp-tray/app/uilink"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // The hooks of the notifications manager, and what the UI process says.
@@ -12,17 +13,17 @@ func (t *Tray) Paused() bool { return t.State().Pause.Active(t.opt.Now()) }
 
 // Focused names the thread whose window the UI has in front. Safe from
 // any goroutine: notify.Manager.Focused.
-func (t *Tray) Focused() (th, from string, ok bool) {
+func (t *Tray) Focused() (th string, from key.PublicKey, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.focus == nil {
-		return "", "", false
+		return "", key.PublicKey{}, false
 	}
 	return t.focus.Th, t.focus.From, true
 }
 
 // OpenThread opens a thread's window (a click on its notification).
-func (t *Tray) OpenThread(th, from string) {
+func (t *Tray) OpenThread(th string, from key.PublicKey) {
 	t.opt.UI.Send(uilink.Msg{Op: uilink.OpThread, Th: th, From: from})
 }
 

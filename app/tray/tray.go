@@ -34,6 +34,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/uilink"
 	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -60,7 +61,7 @@ type UI interface {
 // every event of the node.
 type Notifier interface {
 	HandleEvent(ev peer.Event)
-	Read(th, from string)
+	Read(th string, from key.PublicKey)
 }
 
 // BootFunc loads the identity and starts the node and its local API.
@@ -285,7 +286,7 @@ func (t *Tray) attach(be localapi.Backend) {
 		return
 	}
 	t.be, t.unsub = be, cancel
-	t.state.Self = be.Key().String()
+	t.state.Self = be.Key()
 	t.mu.Unlock()
 	t.reload(reloadAll)
 	t.background(func() { t.eventLoop(events) })

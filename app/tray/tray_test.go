@@ -15,6 +15,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/uilink"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -144,7 +145,7 @@ type fakeNotifier struct {
 }
 
 func (n *fakeNotifier) HandleEvent(peer.Event) { n.events.Add(1) }
-func (n *fakeNotifier) Read(th, from string) {
+func (n *fakeNotifier) Read(th string, from key.PublicKey) {
 	n.mu.Lock()
 	n.read = append(n.read, th)
 	n.mu.Unlock()
@@ -199,7 +200,7 @@ func TestTrayFollowsNode(t *testing.T) {
 		return host.tooltip == "AWP: 1/1 peer up · 1 unread in 1 thread"
 	})
 	host.clickItem(t, item)
-	if m := ui.last(); m.Op != uilink.OpThread || m.Th != res.Th || m.From != "" {
+	if m := ui.last(); m.Op != uilink.OpThread || m.Th != res.Th || !m.From.IsZero() {
 		t.Errorf("click on the thread sent %+v", m)
 	}
 	if n.events.Load() == 0 {
@@ -236,7 +237,7 @@ func TestTrayFollowsNode(t *testing.T) {
 	}
 	nodetest.Eventually(t, "the request gone from the menu", func() bool { return !host.has(req) })
 
-	if err := me.MarkRead(res.Th, ""); err != nil {
+	if err := me.MarkRead(res.Th, key.PublicKey{}); err != nil {
 		t.Fatal(err)
 	}
 	nodetest.Eventually(t, "the thread read", func() bool { return !host.has(item) })
@@ -395,8 +396,8 @@ func TestTrayFocusAndQuit(t *testing.T) {
 	if _, _, ok := tr.Focused(); ok {
 		t.Fatal("focused at start")
 	}
-	tr.HandleUI(uilink.Msg{Op: uilink.OpFocus, Th: "thr_f", From: "ed25519:x"})
-	if th, from, ok := tr.Focused(); !ok || th != "thr_f" || from != "ed25519:x" {
+	tr.HandleUI(uilink.Msg{Op: uilink.OpFocus, Th: "thr_f", From: key.MustParsePublic("ed25519:xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")})
+	if th, from, ok := tr.Focused(); !ok || th != "thr_f" || from.String() != "ed25519:xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" {
 		t.Errorf("Focused = %q %q %v", th, from, ok)
 	}
 	n.mu.Lock()

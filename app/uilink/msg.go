@@ -24,7 +24,10 @@
 // both sides.
 package uilink
 
-import "github.com/awp-tray/awp-tray/app/menu"
+import (
+	"github.com/awp-tray/awp-tray/app/menu"
+	"github.com/awp-tray/awp-tray/peer/key"
+)
 
 // Ops from the tray to the UI.
 const (
@@ -62,17 +65,17 @@ const (
 
 // Msg is one message. Which fields are set depends on Op.
 type Msg struct {
-	Op    string      `json:"op"`
-	Seq   uint64      `json:"seq,omitempty"`
-	Th    string      `json:"th,omitempty"`
-	From  string      `json:"from,omitempty"`
-	ID    string      `json:"id,omitempty"`
-	State string      `json:"state,omitempty"`
-	Title string      `json:"title,omitempty"`
-	Text  string      `json:"text,omitempty"`
-	OK    bool        `json:"ok,omitempty"`
-	Pause *menu.Pause `json:"pause,omitempty"`
-	Init  *Init       `json:"init,omitempty"`
+	Op    string        `json:"op"`
+	Seq   uint64        `json:"seq,omitempty"`
+	Th    string        `json:"th,omitempty"`
+	From  key.PublicKey `json:"from,omitzero"`
+	ID    string        `json:"id,omitempty"`
+	State string        `json:"state,omitempty"`
+	Title string        `json:"title,omitempty"`
+	Text  string        `json:"text,omitempty"`
+	OK    bool          `json:"ok,omitempty"`
+	Pause *menu.Pause   `json:"pause,omitempty"`
+	Init  *Init         `json:"init,omitempty"`
 }
 
 // IsCommand reports whether m is a command: queued, acked and resent.

@@ -249,6 +249,18 @@ func checkKey(flagName, s string) error {
 	return nil
 }
 
+// checkedKeys parses keys that checkKey passed (a text that would not
+// parse is left out; check refused it before).
+func checkedKeys(ss []string) []key.PublicKey {
+	var out []key.PublicKey
+	for _, s := range ss {
+		if k, err := key.ParsePublic(s); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // checkTh reports bad usage unless s is a thread id (docs/protocol/framing.md).
 func checkTh(flagName, s string) error {
 	ok := strings.HasPrefix(s, "thr_") && len(s) > 4 && len(s) <= 4+32
@@ -264,16 +276,17 @@ func checkTh(flagName, s string) error {
 }
 
 // clientTo returns a local API client for the data directory of fs and
-// resolves *to (--to: a key, a key prefix or a peer's name) in place.
-func (e *env) clientTo(fs *flagSet, to *string) (*localapi.Client, error) {
+// the key to (--to: a key, a key prefix or a peer's name) names.
+func (e *env) clientTo(fs *flagSet, to string) (*localapi.Client, key.PublicKey, error) {
 	c, err := e.client(fs)
 	if err != nil {
-		return nil, err
+		return nil, key.PublicKey{}, err
 	}
-	if *to, err = resolveKey(e.ctx, c, "--to", *to); err != nil {
-		return nil, err
+	k, err := resolveKey(e.ctx, c, "--to", to)
+	if err != nil {
+		return nil, key.PublicKey{}, err
 	}
-	return c, nil
+	return c, k, nil
 }
 
 // clientOneArg parses a command's flags and its one argument (what, not
@@ -304,29 +317,29 @@ func oneArg(pos []string, what string) (string, error) {
 }
 
 // threadArgs parses the flags and the one TH of a command on a thread, and
-// resolves *from (a key, a prefix or a name) in place when it is given: a
-// thread mirrored to this peer by that sharer; "" is a thread of mine.
-func (e *env) threadArgs(fs *flagSet, args []string, from *string) (*localapi.Client, string, error) {
+// resolves *from (a key, a prefix or a name; read once the flags are
+// parsed) when it is given: the sharer of a thread mirrored to this peer;
+// none (the zero key) is a thread of mine.
+func (e *env) threadArgs(fs *flagSet, args []string, from *string) (c *localapi.Client, th string, sharer key.PublicKey, err error) {
 	pos, err := fs.parse(args)
 	if err != nil {
-		return nil, "", err
+		return nil, "", sharer, err
 	}
 	if err := nArgs(pos, 1, "TH"); err != nil {
-		return nil, "", err
+		return nil, "", sharer, err
 	}
 	if err := checkTh("TH", pos[0]); err != nil {
-		return nil, "", err
+		return nil, "", sharer, err
 	}
-	c, err := e.client(fs)
-	if err != nil {
-		return nil, "", err
+	if c, err = e.client(fs); err != nil {
+		return nil, "", sharer, err
 	}
 	if *from != "" {
-		if *from, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
-			return nil, "", err
+		if sharer, err = resolveKey(e.ctx, c, "--from", *from); err != nil {
+			return nil, "", sharer, err
 		}
 	}
-	return c, pos[0], nil
+	return c, pos[0], sharer, nil
 }
 
 // dialArgs are a dialing command's argument and flags.
@@ -364,11 +377,11 @@ func (e *env) dialContext(timeout time.Duration) (context.Context, context.Cance
 
 // printKey prints a peer's key: alone on its line, or {"key": …} with
 // --json.
-func (e *env) printKey(k string, asJSON bool) error {
+func (e *env) printKey(k key.PublicKey, asJSON bool) error {
 	if asJSON {
-		return writeJSON(e.stdout, map[string]string{"key": k})
+		return writeJSON(e.stdout, map[string]string{"key": k.String()})
 	}
-	_, err := fmt.Fprintln(e.stdout, k)
+	_, err := fmt.Fprintln(e.stdout, k.String())
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -68,15 +69,16 @@ func runBlob(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var sender key.PublicKey
 	if *from != "" {
-		*from, err = resolveKey(e.ctx, c, "--from", *from)
+		sender, err = resolveKey(e.ctx, c, "--from", *from)
 	} else {
-		*from, err = blobSender(e, c, ref)
+		sender, err = blobSender(e, c, ref)
 	}
 	if err != nil {
 		return err
 	}
-	rc, info, err := c.OpenBlob(e.ctx, *from, ref)
+	rc, info, err := c.OpenBlob(e.ctx, sender, ref)
 	if err != nil {
 		return e.wrap("blob get", err)
 	}
@@ -93,12 +95,12 @@ func runBlob(e *env, args []string) error {
 // blobSender finds who sent the received blob ref, for a `blob get`
 // without --from: refs are unique per sender, so one sender is the answer
 // and several are bad usage (the message lists them).
-func blobSender(e *env, c *localapi.Client, ref string) (string, error) {
+func blobSender(e *env, c *localapi.Client, ref string) (key.PublicKey, error) {
 	blobs, err := c.Blobs(e.ctx)
 	if err != nil {
-		return "", e.wrap("blob get", err)
+		return key.PublicKey{}, e.wrap("blob get", err)
 	}
-	var from []string
+	var from []key.PublicKey
 	for _, b := range blobs {
 		if b.Ref == ref && b.Dir != "out" && !slices.Contains(from, b.From) {
 			from = append(from, b.From)
@@ -106,14 +108,15 @@ func blobSender(e *env, c *localapi.Client, ref string) (string, error) {
 	}
 	switch len(from) {
 	case 0:
-		return "", fmt.Errorf("no blob %s was received (`awp blobs` lists them)", ref)
+		return key.PublicKey{}, fmt.Errorf("no blob %s was received (`awp blobs` lists them)", ref)
 	case 1:
 		return from[0], nil
 	}
+	short := make([]string, len(from))
 	for i, k := range from {
-		from[i] = shortKey(k)
+		short[i] = shortKey(k)
 	}
-	return "", usagef("%d peers sent a blob %s (%s): give --from", len(from), ref, strings.Join(from, ", "))
+	return key.PublicKey{}, usagef("%d peers sent a blob %s (%s): give --from", len(from), ref, strings.Join(short, ", "))
 }
 
 // copyChecked copies the blob and fails unless the bytes match the

@@ -79,7 +79,7 @@ func runGrant(e *env, args []string) error {
 	if *ttl <= 0 {
 		return usagef("--ttl is required and must be positive")
 	}
-	c, err := e.clientTo(fs, to)
+	c, toKey, err := e.clientTo(fs, *to)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runGrant(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := c.Grant(e.ctx, localapi.GrantRequest{To: *to, Caps: cs, TTL: ttl.String(), On: onKeys, Note: *note})
+	g, err := c.Grant(e.ctx, localapi.GrantRequest{To: toKey, Caps: cs, TTL: ttl.String(), On: onKeys, Note: *note})
 	if err != nil {
 		return e.wrap("grant", err)
 	}
@@ -115,7 +115,7 @@ func runGrants(e *env, args []string) error {
 		case g.Expired:
 			state = "expired"
 		}
-		return []string{g.ID, dir, shortKey(body.Iss), shortKey(body.Sub), strings.Join(body.Caps, ","), g.Exp, state}
+		return []string{g.ID, dir, shortText(body.Iss), shortText(body.Sub), strings.Join(body.Caps, ","), g.Exp, state}
 	})
 }
 
@@ -206,7 +206,7 @@ func (o *requestOptions) request(verb string, set map[string]bool, argv []string
 	if !ok {
 		return r, usagef("%q: want exec, fs:read or fs:write", verb)
 	}
-	r.Mime, r.To, r.Th = mime, o.to, o.th
+	r.Mime, r.Th = mime, o.th // r.To: the caller resolves o.to
 	if o.to == "" {
 		return r, usagef("--to is required")
 	}
@@ -438,10 +438,11 @@ func runRequest(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.clientTo(fs, &req.To)
+	c, to, err := e.clientTo(fs, o.to)
 	if err != nil {
 		return err
 	}
+	req.To = to
 	ctx := e.ctx
 	if o.timeout > 0 {
 		// What this command stops waiting for must never run later: the

@@ -102,7 +102,7 @@ func runPeers(e *env, args []string) error {
 		return ps, err
 	}
 	return runList(e, args, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) []string {
-		return []string{p.Key, dash(p.Name), strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), dash(strings.Join(p.Listen, " "))}
+		return []string{p.Key.String(), dash(p.Name), strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), dash(strings.Join(p.Listen, " "))}
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/presence"
 )
@@ -78,7 +79,7 @@ func runPresence(e *env, args []string) error {
 	for _, p := range ps {
 		var d presence.Doc
 		_ = json.Unmarshal(p.Doc, &d)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortKey(d.Origin), dash(d.Name), dash(d.Harness),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortText(d.Origin), dash(d.Name), dash(d.Harness),
 			dash(d.Model), dash(d.Host), p.Hops, p.Received)
 	}
 	return tw.Flush()
@@ -145,9 +146,9 @@ func runMirror(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		var hosts []string
+		var hosts []key.PublicKey
 		if len(keys) > 0 || *clearHosts {
-			hosts, err = c.SetMirrorHosts(e.ctx, append([]string{}, keys...))
+			hosts, err = c.SetMirrorHosts(e.ctx, append([]key.PublicKey{}, keys...))
 		} else {
 			hosts, err = c.MirrorHosts(e.ctx)
 		}
@@ -178,11 +179,11 @@ func runPrivate(e *env, args []string) error {
 	fs := newFlags("private")
 	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name) of a thread mirrored to this peer (default: a thread of mine)")
 	fs.jsonFlag(true)
-	c, th, err := e.threadArgs(fs, args, from)
+	c, th, sharer, err := e.threadArgs(fs, args, from)
 	if err != nil {
 		return err
 	}
-	res, err := c.SetPrivate(e.ctx, th, *from)
+	res, err := c.SetPrivate(e.ctx, th, sharer)
 	if err != nil {
 		return e.wrap("private", err)
 	}
@@ -232,8 +233,8 @@ func runAdd(e *env, args []string) error {
 			// The peer records the invite before it dials.
 			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, formatDuration(d.timeout))
 		}
-		if k != "" {
-			return fmt.Errorf("could not connect to %s: %v; the peer is recorded and will be dialed", k, err)
+		if !k.IsZero() {
+			return fmt.Errorf("could not connect to %s: %v; the peer is recorded and will be dialed", k.String(), err)
 		}
 		return e.wrap("add", err)
 	}

@@ -182,7 +182,7 @@ func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string
 		Listen:         listen,
 		Dial:           o.dial,
 		Accept:         o.accept,
-		Trust:          o.trust,
+		Trust:          checkedKeys(o.trust),
 		Workspace:      ws,
 		AllowPublicTCP: o.allowPublicTCP,
 		WarmBuffers:    o.warmBuffers,
@@ -199,7 +199,7 @@ func (o *runOptions) config(priv key.PrivateKey, dir, ws string, listen []string
 	// No --mirror-to keeps the stored hosts (nil); `awp mirror hosts`
 	// changes them at run time.
 	if len(o.mirrorTo) > 0 {
-		cfg.MirrorTo = o.mirrorTo
+		cfg.MirrorTo = checkedKeys(o.mirrorTo)
 	}
 	if o.approve == "deny" {
 		cfg.Approver = peer.DenyAll{}

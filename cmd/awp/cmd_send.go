@@ -50,10 +50,11 @@ func (o *sendOptions) flags(fs *flagSet) {
 	fs.StringVar(&o.re, "re", "", "id of the line this msg answers")
 }
 
-// request checks the options and builds the SendRequest. Usage errors
-// (exit 2) come first; unreadable files are failures (exit 1).
+// request checks the options and builds the SendRequest, To left for the
+// caller to resolve from o.to. Usage errors (exit 2) come first; unreadable
+// files are failures (exit 1).
 func (o *sendOptions) request() (peer.SendRequest, error) {
-	r := peer.SendRequest{To: o.to, Th: o.th, Subject: o.subject, Re: o.re}
+	r := peer.SendRequest{Th: o.th, Subject: o.subject, Re: o.re}
 	if o.to == "" {
 		return r, usagef("--to is required")
 	}
@@ -160,10 +161,11 @@ func runSend(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.clientTo(fs, &req.To)
+	c, to, err := e.clientTo(fs, o.to)
 	if err != nil {
 		return err
 	}
+	req.To = to
 	res, err := c.Send(e.ctx, req)
 	if err != nil {
 		return e.wrap("send", err)

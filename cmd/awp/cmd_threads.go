@@ -8,6 +8,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -32,7 +33,7 @@ func runThreads(e *env, args []string) error {
 		if t.PeerName != "" {
 			who = t.PeerName + " (" + who + ")"
 		}
-		if t.MirroredFrom != "" {
+		if !t.MirroredFrom.IsZero() {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
 		return []string{t.Th, who, visible.Cut(t.Subject, 40), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
@@ -44,16 +45,16 @@ func runShow(e *env, args []string) error {
 	from := fs.String("from", "", "the sharer (a key, a key prefix or a peer's name), for a thread mirrored to this peer")
 	asJSON := fs.jsonFlag(false)
 	markRead := fs.Bool("mark-read", false, "also mark the thread read")
-	c, th, err := e.threadArgs(fs, args, from)
+	c, th, sharer, err := e.threadArgs(fs, args, from)
 	if err != nil {
 		return err
 	}
-	lines, err := c.Lines(e.ctx, th, *from)
+	lines, err := c.Lines(e.ctx, th, sharer)
 	if err != nil {
 		return e.wrap("show", err)
 	}
 	if *markRead {
-		if err := c.MarkRead(e.ctx, th, *from); err != nil {
+		if err := c.MarkRead(e.ctx, th, sharer); err != nil {
 			return e.wrap("show", err)
 		}
 	}
@@ -104,7 +105,7 @@ func summarize(raw json.RawMessage) string {
 	case *wire.Chunk:
 		b = append(b, "chunk of "+l.Ref)
 	case *wire.Introduce:
-		b = append(b, "introduces "+shortKey(l.Peer.Key))
+		b = append(b, "introduces "+shortText(l.Peer.Key))
 		if l.Peer.Name != "" {
 			b = append(b, "("+l.Peer.Name+")")
 		}
@@ -120,7 +121,18 @@ func summarize(raw json.RawMessage) string {
 	return visible.Cut(oneLine(strings.Join(b, " ")), 200)
 }
 
-func shortKey(k string) string {
+// shortKey is the first 8 characters of k's text after "ed25519:" ("" for
+// the zero key).
+func shortKey(k key.PublicKey) string {
+	if k.IsZero() {
+		return ""
+	}
+	return k.Short()
+}
+
+// shortText is shortKey for a key's text as a line carries it (a text
+// that is not a key's is shown as it is).
+func shortText(k string) string {
 	const p = "ed25519:"
 	if strings.HasPrefix(k, p) && len(k) >= len(p)+8 {
 		return k[len(p) : len(p)+8]

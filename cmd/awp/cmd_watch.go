@@ -59,7 +59,7 @@ func runWatch(e *env, args []string) error {
 // describe renders an event on one line for people.
 func describe(ev peer.Event) string {
 	s := ev.Time + " " + ev.Type
-	if ev.Peer != "" {
+	if !ev.Peer.IsZero() {
 		who := shortKey(ev.Peer)
 		if ev.PeerName != "" {
 			who = ev.PeerName + " (" + who + ")"

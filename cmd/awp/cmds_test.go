@@ -89,13 +89,13 @@ func TestThreadsJSON(t *testing.T) {
 	f, dir := serveFake(t)
 	f.Lock()
 	f.ThreadList = []peer.ThreadInfo{
-		{Th: "thr_a1", Peer: "ed25519:P", Subject: "Port <auth>", Mine: "working", Theirs: "open", Unread: 2, Updated: "2026-09-25T17:03:11Z", Lines: 3},
-		{Th: "thr_b2", Peer: "ed25519:Q", MirroredFrom: "ed25519:S", Updated: "2026-09-25T17:00:00Z"},
+		{Th: "thr_a1", Peer: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Subject: "Port <auth>", Mine: "working", Theirs: "open", Unread: 2, Updated: "2026-09-25T17:03:11Z", Lines: 3},
+		{Th: "thr_b2", Peer: key.MustParsePublic("ed25519:QAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), MirroredFrom: key.MustParsePublic("ed25519:SAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Updated: "2026-09-25T17:00:00Z"},
 	}
 	f.Unlock()
 	out := ok(t, "threads", "--data", dir, "--json")
-	want := `[{"th":"thr_a1","peer":"ed25519:P","subject":"Port <auth>","mine":"working","theirs":"open","unread":2,"updated":"2026-09-25T17:03:11Z","lines":3,"mirror":false,"private":false},` +
-		`{"th":"thr_b2","peer":"ed25519:Q","subject":"","mine":"","theirs":"","unread":0,"updated":"2026-09-25T17:00:00Z","lines":0,"mirrored_from":"ed25519:S","mirror":false,"private":false}]` + "\n"
+	want := `[{"th":"thr_a1","peer":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","subject":"Port <auth>","mine":"working","theirs":"open","unread":2,"updated":"2026-09-25T17:03:11Z","lines":3,"mirror":false,"private":false},` +
+		`{"th":"thr_b2","peer":"ed25519:QAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","subject":"","mine":"","theirs":"","unread":0,"updated":"2026-09-25T17:00:00Z","lines":0,"mirrored_from":"ed25519:SAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","mirror":false,"private":false}]` + "\n"
 	if out != want {
 		t.Fatalf("threads --json =\n%s\nwant\n%s", out, want)
 	}
@@ -113,24 +113,24 @@ func TestShowJSON(t *testing.T) {
 	f.Lock()
 	f.LinesByTh = map[string][]peer.LineInfo{
 		"thr_a1|": {
-			{Dir: "out", From: "ed25519:me", Line: json.RawMessage(msg), Acked: true, Seq: 1},
-			{Dir: "in", From: "ed25519:P", Line: json.RawMessage(`{"t":"state","state":"done"}`), Seq: 2},
+			{Dir: "out", From: key.MustParsePublic("ed25519:meAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Line: json.RawMessage(msg), Acked: true, Seq: 1},
+			{Dir: "in", From: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Line: json.RawMessage(`{"t":"state","state":"done"}`), Seq: 2},
 		},
 		"thr_a1|" + sharer: {
-			{Dir: "in", From: "ed25519:P", Line: json.RawMessage(msg), MirroredFrom: sharer, Seq: 1},
+			{Dir: "in", From: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Line: json.RawMessage(msg), MirroredFrom: key.MustParsePublic(sharer), Seq: 1},
 		},
 	}
 	f.Unlock()
 	out := ok(t, "show", "--data", dir, "--json", "thr_a1")
-	want := `[{"dir":"out","from":"ed25519:me","line":` + msg + `,"acked":true,"seq":1},` +
-		`{"dir":"in","from":"ed25519:P","line":{"t":"state","state":"done"},"acked":false,"seq":2}]` + "\n"
+	want := `[{"dir":"out","from":"ed25519:meAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","line":` + msg + `,"acked":true,"seq":1},` +
+		`{"dir":"in","from":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","line":{"t":"state","state":"done"},"acked":false,"seq":2}]` + "\n"
 	if out != want {
 		t.Fatalf("show --json =\n%s\nwant\n%s", out, want)
 	}
 	hasAll(t, "show", out, "dir", "from", "line", "acked")
 
 	out = ok(t, "show", "--data", dir, "--from", sharer, "--json", "thr_a1")
-	want = `[{"dir":"in","from":"ed25519:P","line":` + msg + `,"acked":false,"mirrored_from":"` + sharer + `","seq":1}]` + "\n"
+	want = `[{"dir":"in","from":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","line":` + msg + `,"acked":false,"mirrored_from":"` + sharer + `","seq":1}]` + "\n"
 	if out != want {
 		t.Fatalf("show --from --json =\n%s\nwant\n%s", out, want)
 	}
@@ -153,13 +153,13 @@ func TestPeersJSON(t *testing.T) {
 	f, dir := serveFake(t)
 	f.Lock()
 	f.PeerList = []peer.PeerInfo{
-		{Key: "ed25519:P", Name: "codex@builder", Up: true, Trusted: true, Listen: []string{"tcp://127.0.0.1:1"}},
-		{Key: "ed25519:Q", Name: "q", IntroducedBy: "ed25519:P"},
+		{Key: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Name: "codex@builder", Up: true, Trusted: true, Listen: []string{"tcp://127.0.0.1:1"}},
+		{Key: key.MustParsePublic("ed25519:QAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Name: "q", IntroducedBy: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")},
 	}
 	f.Unlock()
 	out := ok(t, "peers", "--data", dir, "--json")
-	want := `[{"key":"ed25519:P","name":"codex@builder","up":true,"trusted":true,"listen":["tcp://127.0.0.1:1"]},` +
-		`{"key":"ed25519:Q","name":"q","up":false,"trusted":false,"introduced_by":"ed25519:P","listen":[]}]` + "\n"
+	want := `[{"key":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","name":"codex@builder","up":true,"trusted":true,"listen":["tcp://127.0.0.1:1"]},` +
+		`{"key":"ed25519:QAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","name":"q","up":false,"trusted":false,"introduced_by":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","listen":[]}]` + "\n"
 	if out != want {
 		t.Fatalf("peers --json =\n%s\nwant\n%s", out, want)
 	}
@@ -170,11 +170,11 @@ func TestBlobsJSONAndGet(t *testing.T) {
 	f, dir := serveFake(t)
 	data := []byte("hello blob\x00\xff")
 	sum := sha256.Sum256(data)
-	good := peer.BlobInfo{Ref: "blob_1", From: "ed25519:P", Th: "thr_a1", Name: "a.bin", Mime: "application/octet-stream",
+	good := peer.BlobInfo{Ref: "blob_1", From: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Th: "thr_a1", Name: "a.bin", Mime: "application/octet-stream",
 		Size: int64(len(data)), Received: int64(len(data)), Complete: true, Sha256: hex.EncodeToString(sum[:]), Dir: "in"}
 	bad := good
 	bad.Ref, bad.Sha256 = "blob_2", strings.Repeat("0", 64)
-	partial := peer.BlobInfo{Ref: "blob_3", From: "ed25519:P", Th: "thr_a1", Name: "c", Size: 99, Received: 10, Dir: "in"}
+	partial := peer.BlobInfo{Ref: "blob_3", From: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Th: "thr_a1", Name: "c", Size: 99, Received: 10, Dir: "in"}
 	f.Lock()
 	f.BlobList = []peer.BlobInfo{good, bad, partial}
 	f.BlobData = map[string][]byte{"ed25519:P|blob_1": data, "ed25519:P|blob_2": data, "ed25519:P|blob_3": data[:3]}
@@ -182,7 +182,7 @@ func TestBlobsJSONAndGet(t *testing.T) {
 
 	out := ok(t, "blobs", "--data", dir, "--json")
 	hasAll(t, "blobs", out, "ref", "from", "th", "name", "mime", "size", "received", "complete", "corrupt")
-	wantFirst := `[{"ref":"blob_1","from":"ed25519:P","th":"thr_a1","name":"a.bin","mime":"application/octet-stream","size":12,"received":12,"complete":true,"corrupt":false,"sha256":"` + good.Sha256 + `","dir":"in"},`
+	wantFirst := `[{"ref":"blob_1","from":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","th":"thr_a1","name":"a.bin","mime":"application/octet-stream","size":12,"received":12,"complete":true,"corrupt":false,"sha256":"` + good.Sha256 + `","dir":"in"},`
 	if !strings.HasPrefix(out, wantFirst) {
 		t.Fatalf("blobs --json =\n%s\nwant it to start\n%s", out, wantFirst)
 	}
@@ -191,7 +191,7 @@ func TestBlobsJSONAndGet(t *testing.T) {
 	from := fakeKey(t, "P")
 	f.Lock()
 	for i := range f.BlobList {
-		f.BlobList[i].From = from
+		f.BlobList[i].From = key.MustParsePublic(from)
 	}
 	f.BlobData = map[string][]byte{from + "|blob_1": data, from + "|blob_2": data, from + "|blob_3": data[:3]}
 	f.Unlock()
@@ -249,7 +249,7 @@ func TestSend(t *testing.T) {
 		}
 	}
 	to := fakeKey(t, "P")
-	f.PeerList = []peer.PeerInfo{{Key: to, Name: "p", Up: true}} // connected: no "queued" note
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(to), Name: "p", Up: true}} // connected: no "queued" note
 	out := ok(t, "send", "--data", dir, "--to", to, "--subject", "S <1>", "--text", "one", "--text", "two & three",
 		"--blob", blob1, "--code-file", code, "--data-json", `{ "branch" : "x" }`, "--mime", "application/vnd.x+json",
 		"--blob", blob2, "--re", "01J9AAAAAAAAAAAAAAAAAAAAAA", "--th", "thr_abc")
@@ -263,7 +263,7 @@ func TestSend(t *testing.T) {
 		t.Fatalf("sent %d requests", len(sent))
 	}
 	r := sent[0]
-	if r.To != to || r.Th != "thr_abc" || r.Subject != "S <1>" || r.Re != "01J9AAAAAAAAAAAAAAAAAAAAAA" {
+	if r.To.String() != to || r.Th != "thr_abc" || r.Subject != "S <1>" || r.Re != "01J9AAAAAAAAAAAAAAAAAAAAAA" {
 		t.Fatalf("request = %+v", r)
 	}
 	var parts []string
@@ -326,7 +326,7 @@ func TestConnectTrustStatus(t *testing.T) {
 	ok(t, "untrust", "--data", dir, fakeKey(t, "U"))
 	f.Lock()
 	if !reflect.DeepEqual(f.Connected, []string{"tcp://127.0.0.1:7"}) ||
-		!reflect.DeepEqual(f.TrustSet, map[string]bool{remote: true, fakeKey(t, "U"): false}) {
+		!reflect.DeepEqual(f.TrustSet, map[key.PublicKey]bool{key.MustParsePublic(remote): true, key.MustParsePublic(fakeKey(t, "U")): false}) {
 		t.Fatalf("connected %q, trust %v", f.Connected, f.TrustSet)
 	}
 	f.Unlock()
@@ -365,12 +365,12 @@ func TestWatchJSON(t *testing.T) {
 	}()
 	<-subscribed
 	evs := []peer.Event{
-		{Type: peer.EventPeerUp, Time: "2026-09-25T17:03:11Z", Peer: "ed25519:P", PeerName: "p"},
-		{Type: peer.EventLine, Time: "2026-09-25T17:03:12Z", Th: "thr_a", Line: &peer.LineInfo{Dir: "in", From: "ed25519:P", Line: json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"<hi>"}]}`), Seq: 1}},
+		{Type: peer.EventPeerUp, Time: "2026-09-25T17:03:11Z", Peer: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), PeerName: "p"},
+		{Type: peer.EventLine, Time: "2026-09-25T17:03:12Z", Th: "thr_a", Line: &peer.LineInfo{Dir: "in", From: key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Line: json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"<hi>"}]}`), Seq: 1}},
 	}
 	want := []string{
-		`{"type":"peer_up","time":"2026-09-25T17:03:11Z","peer":"ed25519:P","peer_name":"p"}`,
-		`{"type":"line","time":"2026-09-25T17:03:12Z","th":"thr_a","line":{"dir":"in","from":"ed25519:P","line":{"t":"msg","parts":[{"k":"text","text":"<hi>"}]},"acked":false,"seq":1}}`,
+		`{"type":"peer_up","time":"2026-09-25T17:03:11Z","peer":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","peer_name":"p"}`,
+		`{"type":"line","time":"2026-09-25T17:03:12Z","th":"thr_a","line":{"dir":"in","from":"ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","line":{"t":"msg","parts":[{"k":"text","text":"<hi>"}]},"acked":false,"seq":1}}`,
 	}
 	sc := bufio.NewScanner(pr)
 	for i, ev := range evs {
@@ -431,7 +431,7 @@ func TestTerminalText(t *testing.T) {
 	if got, want := terminalText(summarize(line)), `[s\u001b[2J] hi\u001b]0;owned\u0007\u202e`; got != want {
 		t.Errorf("show line %q, want %q", got, want)
 	}
-	ev := peer.Event{Time: "t", Type: peer.EventLine, PeerName: "n\x1b[31m", Peer: "ed25519:AAAA"}
+	ev := peer.Event{Time: "t", Type: peer.EventLine, PeerName: "n\x1b[31m", Peer: key.MustParsePublic("ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE")}
 	if got := describe(ev); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `n\u001b[31m`) {
 		t.Errorf("watch line %q", got)
 	}
@@ -443,10 +443,10 @@ func TestListCellsTerminalSafe(t *testing.T) {
 	var out bytes.Buffer
 	e := &env{ctx: context.Background(), stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}
 	fetch := func(*localapi.Client, context.Context) ([]peer.PeerInfo, error) {
-		return []peer.PeerInfo{{Key: "ed25519:k", Name: "evil\ttrue\ttrue\nfake-row\x1b]52;c;cm0gLXJmIH4=\x07"}}, nil
+		return []peer.PeerInfo{{Key: key.MustParsePublic("ed25519:kAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), Name: "evil\ttrue\ttrue\nfake-row\x1b]52;c;cm0gLXJmIH4=\x07"}}, nil
 	}
 	err := runList(e, []string{"--data", t.TempDir()}, "peers", fetch, "KEY\tNAME\tUP\tTRUSTED\tLISTEN", func(p peer.PeerInfo) []string {
-		return []string{p.Key, p.Name, strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), "-"}
+		return []string{p.Key.String(), p.Name, strconv.FormatBool(p.Up), strconv.FormatBool(p.Trusted), "-"}
 	})
 	if err != nil {
 		t.Fatal(err)

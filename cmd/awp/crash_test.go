@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Crash tests (docs/protocol/acks-and-resume.md–§7): a burst of msgs in one thread between two real
@@ -183,7 +184,7 @@ func (b *burst) send(cl interface {
 		}
 		return sendOutcome{tried: true, ok: true, id: r.ID}
 	}
-	r, err := cl.Send(ctx, peer.SendRequest{To: b.to, Th: b.th, Parts: []json.RawMessage{textPartJSON(crashText(i))}})
+	r, err := cl.Send(ctx, peer.SendRequest{To: key.MustParsePublic(b.to), Th: b.th, Parts: []json.RawMessage{textPartJSON(crashText(i))}})
 	if err != nil {
 		return sendOutcome{tried: true, err: "send: " + err.Error()}
 	}
@@ -396,7 +397,7 @@ func crashSender(t *testing.T, p crashPlan) {
 	eventually(t, "the restarted sender reconnects", func() (bool, string) {
 		ps := awpJSON[[]peer.PeerInfo](t, "peers", "--data", snd.dir, "--json")
 		for _, pi := range ps {
-			if pi.Key == rcv.Key() && pi.Up {
+			if pi.Key.String() == rcv.Key() && pi.Up {
 				return true, ""
 			}
 		}

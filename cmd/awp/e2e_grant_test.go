@@ -39,7 +39,7 @@ func TestEndToEndGrants(t *testing.T) {
 		t.Fatalf("add printed %q, want bob's key %s", got, b.key)
 	}
 	peersA := decodeJSON[[]peer.PeerInfo](t, cli(t, "peers", "--data", dirA, "--json"))
-	if len(peersA) != 1 || peersA[0].Key != b.key || !peersA[0].Up || peersA[0].Name != "bob" {
+	if len(peersA) != 1 || peersA[0].Key.String() != b.key || !peersA[0].Up || peersA[0].Name != "bob" {
 		t.Fatalf("alice's peers after add = %+v", peersA)
 	}
 	// A malformed invite is bad usage.
@@ -202,7 +202,7 @@ func TestEndToEndApproveAsk(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	if pend[0].From != a.key || !slices.Equal(pend[0].Caps, []string{"exec"}) {
+	if pend[0].From.String() != a.key || !slices.Equal(pend[0].Caps, []string{"exec"}) {
 		t.Fatalf("pending = %+v", pend)
 	}
 	// The table says what the request would run.

@@ -220,7 +220,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("bob listens on %q, want one bound loopback tcp address", b.listen)
 	}
 	st := decodeJSON[localapi.Identity](t, cli(t, "status", "--data", dirB))
-	if st.Key != b.key || st.Name != "bob" || len(st.Listen) != 1 || st.Listen[0] != b.listen[0] {
+	if st.Key.String() != b.key || st.Name != "bob" || len(st.Listen) != 1 || st.Listen[0] != b.listen[0] {
 		t.Fatalf("status = %+v", st)
 	}
 	// A second peer on the same data directory is refused.
@@ -300,7 +300,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("alice's show = %+v, want the msg out and acked", linesA)
 	}
 	peersB := decodeJSON[[]peer.PeerInfo](t, cli(t, "peers", "--data", dirB, "--json"))
-	if len(peersB) != 1 || peersB[0].Key != a.key || !peersB[0].Up || peersB[0].Name != "alice" {
+	if len(peersB) != 1 || peersB[0].Key.String() != a.key || !peersB[0].Up || peersB[0].Name != "alice" {
 		t.Fatalf("bob's peers = %+v", peersB)
 	}
 

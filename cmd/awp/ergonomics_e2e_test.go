@@ -31,12 +31,12 @@ func TestCommandLineE2E(t *testing.T) {
 
 	// bob by name, and by the 8 characters tables print.
 	res := decodeJSON[peer.SendResult](t, cli(t, "send", "--data", dirA, "--to", "bob", "--text", "by name"))
-	if out, code, errs := cliCode(t, "send", "--data", dirA, "--to", shortKey(b.key), "--th", res.Th, "--text", "by prefix"); code != 0 || errs != "" {
+	if out, code, errs := cliCode(t, "send", "--data", dirA, "--to", shortText(b.key), "--th", res.Th, "--text", "by prefix"); code != 0 || errs != "" {
 		t.Fatalf("send --to PREFIX: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	cli(t, "trust", "--data", dirB, "ALICE")
 	peersB := decodeJSON[[]peer.PeerInfo](t, cli(t, "peers", "--data", dirB, "--json"))
-	if len(peersB) != 1 || peersB[0].Key != a.key || !peersB[0].Trusted {
+	if len(peersB) != 1 || peersB[0].Key.String() != a.key || !peersB[0].Trusted {
 		t.Fatalf("bob's peers after `trust ALICE`: %+v", peersB)
 	}
 
@@ -121,7 +121,7 @@ func TestCommandLineE2E(t *testing.T) {
 // peerUp reports whether the peer of dir has k up.
 func peerUp(t *testing.T, dir, k string) bool {
 	for _, p := range decodeJSON[[]peer.PeerInfo](t, cli(t, "peers", "--data", dir, "--json")) {
-		if p.Key == k && p.Up {
+		if p.Key.String() == k && p.Up {
 			return true
 		}
 	}

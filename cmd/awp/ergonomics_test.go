@@ -105,7 +105,7 @@ func TestJSONWherePrinted(t *testing.T) {
 	f.SendResult = peer.SendResult{ID: "01J9S", Th: "thr_a"}
 	f.GrantRaw = json.RawMessage(`{"caps":["exec"]}`)
 	f.RequestResult = json.RawMessage(`{"exit":0}`)
-	f.PeerList = []peer.PeerInfo{{Key: remote, Name: "r", Up: true}}
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(remote), Name: "r", Up: true}}
 	f.Unlock()
 	inv := "awp:" + b64json(t, map[string]any{"key": remote, "name": "r", "listen": []string{"tcp://127.0.0.1:9"}})
 	for _, args := range [][]string{
@@ -157,8 +157,8 @@ func keyedFake(t *testing.T) (f *localapitest.Fake, dir, alice, bob, twin1, twin
 	alice, bob, twin1, twin2 = fakeKey(t, "alice"), fakeKey(t, "bob"), fakeKey(t, "twin1"), fakeKey(t, "twin2")
 	f.Lock()
 	f.PeerList = []peer.PeerInfo{
-		{Key: alice, Name: "alice", Up: true}, {Key: bob, Name: "bob", Up: true},
-		{Key: twin1, Name: "twin", Up: true}, {Key: twin2, Name: "twin", Up: true},
+		{Key: key.MustParsePublic(alice), Name: "alice", Up: true}, {Key: key.MustParsePublic(bob), Name: "bob", Up: true},
+		{Key: key.MustParsePublic(twin1), Name: "twin", Up: true}, {Key: key.MustParsePublic(twin2), Name: "twin", Up: true},
 	}
 	f.SendResult = peer.SendResult{ID: "01J9S", Th: "thr_a"}
 	f.GrantRaw = json.RawMessage(`{}`)
@@ -187,20 +187,20 @@ func TestKeyArguments(t *testing.T) {
 	f.Lock()
 	defer f.Unlock()
 	for _, s := range f.Sent {
-		if s.To != bob {
+		if s.To.String() != bob {
 			t.Errorf("send --to resolved to %s, want %s", s.To, bob)
 		}
 	}
-	if !reflect.DeepEqual(f.TrustSet, map[string]bool{bob: true}) {
+	if !reflect.DeepEqual(f.TrustSet, map[key.PublicKey]bool{key.MustParsePublic(bob): true}) {
 		t.Errorf("trust set %v", f.TrustSet)
 	}
 	for _, g := range f.Granted {
-		if g.To != bob || !reflect.DeepEqual(g.On, []string{alice}) {
+		if g.To.String() != bob || !reflect.DeepEqual(g.On, []key.PublicKey{key.MustParsePublic(alice)}) {
 			t.Errorf("grant %+v", g)
 		}
 	}
 	for _, r := range f.Requests {
-		if r.To != bob {
+		if r.To.String() != bob {
 			t.Errorf("request to %s", r.To)
 		}
 	}
@@ -209,7 +209,7 @@ func TestKeyArguments(t *testing.T) {
 			t.Errorf("private from %s", p[1])
 		}
 	}
-	if !reflect.DeepEqual(f.Hosts, []string{bob, alice}) {
+	if !reflect.DeepEqual(f.Hosts, []key.PublicKey{key.MustParsePublic(bob), key.MustParsePublic(alice)}) {
 		t.Errorf("mirror hosts %v", f.Hosts)
 	}
 	if len(f.Sent) != 5 || len(f.Granted) != 5 || len(f.Requests) != 5 || len(f.Privates) != 5 {
@@ -240,19 +240,19 @@ func TestBlobGetWithoutFrom(t *testing.T) {
 	p, q := fakeKey(t, "P"), fakeKey(t, "Q")
 	data := []byte("bytes")
 	info := func(from, ref string) peer.BlobInfo {
-		return peer.BlobInfo{Ref: ref, From: from, Size: int64(len(data)), Received: int64(len(data)), Complete: true, Dir: "in"}
+		return peer.BlobInfo{Ref: ref, From: key.MustParsePublic(from), Size: int64(len(data)), Received: int64(len(data)), Complete: true, Dir: "in"}
 	}
 	f.Lock()
 	f.BlobList = []peer.BlobInfo{info(p, "blob_1"), info(p, "blob_2"), info(q, "blob_2"),
-		{Ref: "blob_3", From: q, Dir: "out", Complete: true}}
+		{Ref: "blob_3", From: key.MustParsePublic(q), Dir: "out", Complete: true}}
 	f.BlobData = map[string][]byte{p + "|blob_1": data, p + "|blob_2": data, q + "|blob_2": data}
-	f.PeerList = []peer.PeerInfo{{Key: p, Name: "p"}, {Key: q, Name: "q"}}
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(p), Name: "p"}, {Key: key.MustParsePublic(q), Name: "q"}}
 	f.Unlock()
 	if out := ok(t, "blob", "get", "--data", dir, "blob_1"); out != "bytes" {
 		t.Errorf("blob get blob_1 = %q", out)
 	}
 	code, _, errs := awp(t, context.Background(), "blob", "get", "--data", dir, "blob_2")
-	if code != exitUsage || !strings.Contains(errs, "2 peers sent a blob blob_2") || !strings.Contains(errs, shortKey(q)) || !strings.Contains(errs, "give --from") {
+	if code != exitUsage || !strings.Contains(errs, "2 peers sent a blob blob_2") || !strings.Contains(errs, shortText(q)) || !strings.Contains(errs, "give --from") {
 		t.Errorf("two senders: exit %d, stderr %q", code, errs)
 	}
 	// A blob this peer sent is not one to get.
@@ -325,10 +325,10 @@ func TestQueuedNote(t *testing.T) {
 	f, dir := serveFake(t)
 	f.SendResult = peer.SendResult{ID: "01J9S", Th: "thr_a"}
 	stranger, down, up := fakeKey(t, "S"), fakeKey(t, "D"), fakeKey(t, "U")
-	f.PeerList = []peer.PeerInfo{{Key: down, Name: "down"}, {Key: up, Name: "up", Up: true}}
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(down), Name: "down"}, {Key: key.MustParsePublic(up), Name: "up", Up: true}}
 	for _, c := range []struct{ to, note string }{
 		{stranger, "awp: " + stranger + " has never connected to this peer: the msg is queued until it connects"},
-		{down, "awp: down (" + shortKey(down) + ") is not connected: the msg is queued until it connects\n"},
+		{down, "awp: down (" + shortText(down) + ") is not connected: the msg is queued until it connects\n"},
 		{up, ""},
 	} {
 		code, out, errs := awp(t, context.Background(), "send", "--data", dir, "--to", c.to, "--text", "hi")
@@ -378,7 +378,7 @@ func TestConnectFailureSaysRedialing(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	f, dir := serveFake(t)
 	bob := fakeKey(t, "bob")
-	f.PeerList = []peer.PeerInfo{{Key: bob, Name: "bob"}}
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(bob), Name: "bob"}}
 	f.ThreadList = []peer.ThreadInfo{{Th: "thr_abc1"}}
 	bin := t.TempDir()
 	if err := os.Symlink(awpBinary(t), filepath.Join(bin, "awp")); err != nil {
@@ -404,8 +404,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"awp", "sta"}, "status state"},
 		{[]string{"awp", "send", "--t"}, "--text --th --to"},
-		{[]string{"awp", "send", "--to", ""}, "bob " + shortKey(bob)},
-		{[]string{"awp", "trust", ""}, "bob " + shortKey(bob)},
+		{[]string{"awp", "send", "--to", ""}, "bob " + shortText(bob)},
+		{[]string{"awp", "trust", ""}, "bob " + shortText(bob)},
 		{[]string{"awp", "show", "--json", ""}, "thr_abc1"},
 		{[]string{"awp", "run", "--accept", ""}, "any known trusted"},
 		{[]string{"awp", "grant", "--caps", "fs"}, "fs:read fs:write"},

@@ -28,7 +28,7 @@ func TestGrantCmd(t *testing.T) {
 	if out != raw+"\n" {
 		t.Fatalf("grant printed %q, want the grant object", out)
 	}
-	want := localapitest.GrantCall{To: to, Caps: []string{"exec", "fs:read"}, TTL: 90 * time.Minute, On: []string{on}, Note: "ci"}
+	want := localapitest.GrantCall{To: key.MustParsePublic(to), Caps: []string{"exec", "fs:read"}, TTL: 90 * time.Minute, On: []key.PublicKey{key.MustParsePublic(on)}, Note: "ci"}
 	f.Lock()
 	defer f.Unlock()
 	if len(f.Granted) != 1 || !reflect.DeepEqual(f.Granted[0], want) {
@@ -121,7 +121,7 @@ func TestRequestExp(t *testing.T) {
 	f, dir := serveFake(t)
 	f.RequestResult = json.RawMessage(`{"exit":0}`)
 	to := fakeKey(t, "X")
-	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(to), Name: "x", Up: true}} // connected: no "queued" note
 	ok(t, "request", "exec", "--data", dir, "--to", to, "--timeout", "3s", "--cmd", "true")
 	if got := stripExp(t, lastRequestRaw(t, f).Data, 3*time.Second); string(got) != `{"cmd":"true"}` {
 		t.Fatalf("data %s", got)
@@ -150,7 +150,7 @@ func TestRequestExec(t *testing.T) {
 	result := `{"exit":0,"duration_ms":3,"stdout":"ok <1>\n","stderr":"","stdout_truncated":false,"stderr_truncated":false}`
 	f.RequestResult = json.RawMessage(result)
 	to := fakeKey(t, "X")
-	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(to), Name: "x", Up: true}} // connected: no "queued" note
 
 	// argv after --, with every exec flag.
 	out := ok(t, "request", "exec", "--data", dir, "--to", to, "--cwd", "sub", "--env", "A=1", "--env", "B=x=y",
@@ -159,7 +159,7 @@ func TestRequestExec(t *testing.T) {
 		t.Fatalf("request printed %q, want the result data", out)
 	}
 	r := lastRequest(t, f)
-	if r.To != to || r.Mime != profile.MimeExec || r.Th != "thr_abc" {
+	if r.To.String() != to || r.Mime != profile.MimeExec || r.Th != "thr_abc" {
 		t.Fatalf("request = %+v", r)
 	}
 	want := `{"cmd":["make","test","--","-v"],"cwd":"sub","env":{"A":"1","B":"x=y"},"timeout":30,"stdin":"in"}`
@@ -202,7 +202,7 @@ func TestRequestFS(t *testing.T) {
 	f, dir := serveFake(t)
 	f.RequestResult = json.RawMessage(`{"path":"a.txt","written":2}`)
 	to := fakeKey(t, "X")
-	f.PeerList = []peer.PeerInfo{{Key: to, Name: "x", Up: true}} // connected: no "queued" note
+	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(to), Name: "x", Up: true}} // connected: no "queued" note
 
 	ok(t, "request", "fs:read", "--data", dir, "--to", to, "--path", "a.txt")
 	if r := lastRequest(t, f); r.Mime != profile.MimeRead || string(r.Data) != `{"path":"a.txt"}` {
@@ -256,10 +256,10 @@ func TestPresenceCmd(t *testing.T) {
 	// The doc is printed byte for byte, spaces and all (it is signed).
 	doc := `{"origin":"ed25519:O","name":"b <x>", "seq":2,"harness":"codex"}`
 	f.Lock()
-	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(doc), Hops: 1, Received: "2026-09-25T17:03:11Z", From: "ed25519:O"}}
+	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(doc), Hops: 1, Received: "2026-09-25T17:03:11Z", From: key.MustParsePublic("ed25519:OAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")}}
 	f.Unlock()
 	out := ok(t, "presence", "--data", dir, "--json")
-	want := `[{"doc":` + doc + `,"hops":1,"received":"2026-09-25T17:03:11Z","from":"ed25519:O"}]` + "\n"
+	want := `[{"doc":` + doc + `,"hops":1,"received":"2026-09-25T17:03:11Z","from":"ed25519:OAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]` + "\n"
 	if out != want {
 		t.Fatalf("presence --json =\n%s\nwant\n%s", out, want)
 	}
@@ -462,7 +462,7 @@ func TestRunConfig(t *testing.T) {
 	o = parse("--approve", "ask", "--approval-timeout", "90s", "--mirror-to", a, "--mirror-to", b,
 		"--presence", "peers", "--harness", "codex", "--model", "gpt")
 	cfg = o.config(k, "/d", "/w", []string{defaultListen}, log)
-	if cfg.Approver != nil || cfg.ApprovalTimeout != 90*time.Second || !reflect.DeepEqual(cfg.MirrorTo, []string{a, b}) ||
+	if cfg.Approver != nil || cfg.ApprovalTimeout != 90*time.Second || !reflect.DeepEqual(cfg.MirrorTo, []key.PublicKey{key.MustParsePublic(a), key.MustParsePublic(b)}) ||
 		cfg.Presence != "peers" || cfg.Harness != "codex" || cfg.Model != "gpt" || cfg.Workspace != "/w" || cfg.DataDir != "/d" {
 		t.Fatalf("config = %+v", cfg)
 	}

@@ -20,26 +20,26 @@ import (
 // more than one, is bad usage; the message lists the candidates. A text
 // that starts like a key but cannot be one is bad usage without asking
 // the peer.
-func resolveKey(ctx context.Context, c *localapi.Client, what, s string) (string, error) {
+func resolveKey(ctx context.Context, c *localapi.Client, what, s string) (key.PublicKey, error) {
 	if k, err := key.ParsePublic(s); err == nil {
-		return k.String(), nil
+		return k, nil
 	} else if rest, ok := strings.CutPrefix(s, key.Prefix); ok && !keyPrefixText(rest) {
-		return "", usagef("%s: %v", what, err)
+		return key.PublicKey{}, usagef("%s: %v", what, err)
 	}
 	k, err := c.ResolveKey(ctx, s)
 	if errors.Is(err, localapi.ErrUnknownKey) || errors.Is(err, localapi.ErrAmbiguousKey) {
-		return "", usagef("%s: %v", what, err)
+		return key.PublicKey{}, usagef("%s: %v", what, err)
 	}
 	if err != nil {
-		return "", err
+		return key.PublicKey{}, err
 	}
-	return k.String(), nil
+	return k, nil
 }
 
 // resolveKeys resolves every text of ss (see resolveKey). None gives nil,
 // never an empty list: a grant's empty "on" would be honored nowhere.
-func resolveKeys(ctx context.Context, c *localapi.Client, what string, ss []string) ([]string, error) {
-	var out []string
+func resolveKeys(ctx context.Context, c *localapi.Client, what string, ss []string) ([]key.PublicKey, error) {
+	var out []key.PublicKey
 	for _, s := range ss {
 		k, err := resolveKey(ctx, c, what, s)
 		if err != nil {
@@ -67,7 +67,7 @@ func keyPrefixText(s string) bool {
 // notConnectedNote tells the person (on stderr) that what they queued for
 // k waits in the outbox: k has never connected to this peer, or is not
 // connected now. Nothing when k is up, or the peer list is unavailable.
-func (e *env) notConnectedNote(ctx context.Context, c *localapi.Client, k, what string) {
+func (e *env) notConnectedNote(ctx context.Context, c *localapi.Client, k key.PublicKey, what string) {
 	peers, err := c.Peers(ctx)
 	if err != nil {
 		return
@@ -84,7 +84,7 @@ func (e *env) notConnectedNote(ctx context.Context, c *localapi.Client, k, what 
 // nameKey is "name (short key)", or the key.
 func nameKey(p peer.PeerInfo) string {
 	if p.Name == "" {
-		return p.Key
+		return p.Key.String()
 	}
 	return p.Name + " (" + shortKey(p.Key) + ")"
 }

@@ -163,7 +163,7 @@ func TestMCPAgentsThroughApproval(t *testing.T) {
 		pend = awpJSON[[]peer.ApprovalRequest](t, "pending", "--data", dirC, "--json")
 		return len(pend) == 1, "pending: " + strings.Repeat("*", len(pend))
 	})
-	if pend[0].From != meB.Key || pend[0].Kind != peer.ApprovalProfile || pend[0].Caps[0] != "exec" {
+	if pend[0].From.String() != meB.Key || pend[0].Kind != peer.ApprovalProfile || pend[0].Caps[0] != "exec" {
 		t.Fatalf("held request = %+v", pend[0])
 	}
 	var detail struct {

@@ -48,7 +48,7 @@ func TestMirrorE2E(t *testing.T) {
 	waitMirrored(t, s, h, th, 3)
 
 	ths := awpJSON[[]peer.ThreadInfo](t, "threads", "--data", h.dir, "--json")
-	if len(ths) != 1 || ths[0].Th != th || ths[0].MirroredFrom != s.Key() || ths[0].Peer != p.Key() || ths[0].Subject != "mirrored" {
+	if len(ths) != 1 || ths[0].Th != th || ths[0].MirroredFrom.String() != s.Key() || ths[0].Peer.String() != p.Key() || ths[0].Subject != "mirrored" {
 		t.Fatalf("H's threads = %+v, want %s mirrored from S with P", ths, th)
 	}
 	lines := showLines(t, h, th, s.Key())
@@ -166,7 +166,7 @@ func mirrorShow(t *testing.T, d *daemon, th, from string) []shownLine {
 func findThread(t *testing.T, d *daemon, th, from string) *peer.ThreadInfo {
 	t.Helper()
 	for _, ti := range awpJSON[[]peer.ThreadInfo](t, "threads", "--data", d.dir, "--json") {
-		if ti.Th == th && ti.MirroredFrom == from {
+		if ti.Th == th && ti.MirroredFrom.String() == from {
 			return &ti
 		}
 	}

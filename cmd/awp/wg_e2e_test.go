@@ -66,7 +66,7 @@ func TestWireGuardE2E(t *testing.T) {
 	eventually(t, "the blob complete at A", func() (bool, string) {
 		bs := awpJSON[[]peer.BlobInfo](t, "blobs", "--data", a.dir, "--json")
 		for _, bi := range bs {
-			if bi.From == b.Key() && bi.Name == "payload.bin" {
+			if bi.From.String() == b.Key() && bi.Name == "payload.bin" {
 				if bi.Corrupt {
 					t.Fatalf("A's blob is corrupt: %+v", bi)
 				}
@@ -140,12 +140,12 @@ func TestWireGuardE2E(t *testing.T) {
 		return strings.Contains(l, "you have not added this key's invite") && strings.Contains(l, c.Key()), ""
 	})
 	for _, pi := range awpJSON[[]peer.PeerInfo](t, "peers", "--data", a.dir, "--json") {
-		if pi.Key == c.Key() && pi.Up {
+		if pi.Key.String() == c.Key() && pi.Up {
 			t.Fatalf("A lists the stranger as up: %+v", pi)
 		}
 	}
 	for _, pi := range awpJSON[[]peer.PeerInfo](t, "peers", "--data", c.dir, "--json") {
-		if pi.Key == a.Key() && pi.Up {
+		if pi.Key.String() == a.Key() && pi.Up {
 			t.Fatalf("the stranger is up with A: %+v", pi)
 		}
 	}
@@ -178,7 +178,7 @@ func waitPeerUp(t *testing.T, d *daemon, k string) {
 	eventually(t, fmt.Sprintf("%s sees %s up", d.name, k), func() (bool, string) {
 		ps := awpJSON[[]peer.PeerInfo](t, "peers", "--data", d.dir, "--json")
 		for _, p := range ps {
-			if p.Key == k && p.Up {
+			if p.Key.String() == k && p.Up {
 				return true, ""
 			}
 		}

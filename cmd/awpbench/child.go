@@ -71,7 +71,8 @@ func childMain(args []string) int {
 	mode := fs.String("mode", "", "msgs, resume, blob or serve")
 	data := fs.String("data", "", "data directory")
 	keyFile := fs.String("key", "", "file holding this node's key seed (hex)")
-	peerKey := fs.String("peer", "", "sender: the receiver's public key")
+	var peerKey, trust key.PublicKey // parsed by the flag package: a bad key is a usage error
+	fs.TextVar(&peerKey, "peer", key.PublicKey{}, "sender: the receiver's public key")
 	addr := fs.String("addr", "", "sender: address to connect to (msgs, blob)")
 	n := fs.Int("n", 0, "sender: messages to send (msgs, resume)")
 	workers := fs.Int("workers", 128, "sender: goroutines calling Send")
@@ -81,7 +82,7 @@ func childMain(args []string) int {
 	nosync := fs.Bool("nosync", false, "turn off fsync in the node (diagnosis only: not durable)")
 	warm := fs.Bool("warm", false, "fault in the node's blob buffers at start and keep them (`awp run --warm-buffers`)")
 	listen := fs.String("listen", "tcp://127.0.0.1:0", "receiver: address to listen on (tcp://…, wg://…, tailcat)")
-	trust := fs.String("trust", "", "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
+	fs.TextVar(&trust, "trust", key.PublicKey{}, "receiver: a key to trust before listening (wg: the sender's, so its tunnel handshake is accepted)")
 	derpMap := fs.String("derp-map", "", "tailcat: file holding the DERP map (JSON) of the in-process relay")
 	rawBytes := fs.Int64("raw-bytes", 0, "raw mode: bytes to stream after the warm-up")
 	heartbeat := fs.Duration("heartbeat", 0, "fleet mode: the presence heartbeat")
@@ -116,9 +117,9 @@ func childMain(args []string) int {
 		}
 		defer stop()
 	}
-	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: *peerKey, addr: *addr,
+	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: peerKey, addr: *addr,
 		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, warm: *warm, emit: emit, stdin: bufio.NewScanner(os.Stdin),
-		listen: *listen, trust: *trust, derpMap: *derpMap, rawBytes: *rawBytes, heartbeat: *heartbeat, window: *window}
+		listen: *listen, trust: trust, derpMap: *derpMap, rawBytes: *rawBytes, heartbeat: *heartbeat, window: *window}
 	if *memprofile != "" {
 		c.mem = startMemWatch(*memprofile)
 	}
@@ -130,16 +131,17 @@ func childMain(args []string) int {
 }
 
 type child struct {
-	role, mode, data, keyFile, peerKey, addr, blob string
-	listen, trust, derpMap                         string
-	n, workers                                     int
-	rawBytes                                       int64
-	heartbeat, window                              time.Duration
-	nosync, warm                                   bool
-	emit                                           func(childMsg)
-	stdin                                          *bufio.Scanner
-	node                                           *peer.Node
-	mem                                            *memWatch // -memprofile
+	role, mode, data, keyFile, addr, blob string
+	listen, derpMap                       string
+	peerKey, trust                        key.PublicKey
+	n, workers                            int
+	rawBytes                              int64
+	heartbeat, window                     time.Duration
+	nosync, warm                          bool
+	emit                                  func(childMsg)
+	stdin                                 *bufio.Scanner
+	node                                  *peer.Node
+	mem                                   *memWatch // -memprofile
 }
 
 // command waits for the next stdin line; EOF reads as "stop".
@@ -176,8 +178,8 @@ func (c *child) run() error {
 	cfg := peer.Config{Key: k, DataDir: c.data, Name: "awpbench-" + c.role, NoSync: c.nosync, WarmBuffers: c.warm}
 	if c.role == "receiver" {
 		cfg.Listen = []string{c.listen}
-		if c.trust != "" {
-			cfg.Trust = []string{c.trust} // applied before the listeners start
+		if !c.trust.IsZero() {
+			cfg.Trust = []key.PublicKey{c.trust} // applied before the listeners start
 		}
 	}
 	if c.derpMap != "" {
@@ -364,7 +366,7 @@ func (c *child) connect(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	if k.String() != c.peerKey {
+	if k != c.peerKey {
 		return fmt.Errorf("connected to %s, want %s", k, c.peerKey)
 	}
 	return nil
@@ -407,7 +409,7 @@ func (c *child) sendMany(ctx context.Context) (string, error) {
 func (c *child) waitAcked(th string, n int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		ls, err := c.node.LinesAfter(th, "", uint64(n-1), 1)
+		ls, err := c.node.LinesAfter(th, key.PublicKey{}, uint64(n-1), 1)
 		if err == nil && len(ls) == 1 && ls[0].Acked {
 			return nil
 		}

@@ -225,12 +225,8 @@ func (c *child) runRaw(k key.PrivateKey) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if c.role == "receiver" {
-		if c.trust != "" {
-			tk, err := key.ParsePublic(c.trust)
-			if err != nil {
-				return err
-			}
-			m.AllowKey(tk)
+		if !c.trust.IsZero() {
+			m.AllowKey(c.trust)
 		}
 		l, err := m.Listen(ctx, c.listen)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -173,7 +174,7 @@ func scaleOpens(ctx context.Context, c *localapi.Client, gen genResult) ([]time.
 	var opens []time.Duration
 	for range scaleRepeats + 1 {
 		t := time.Now()
-		ls, err := c.LinesLast(ctx, gen.Largest, "", scaleOpenLines)
+		ls, err := c.LinesLast(ctx, gen.Largest, key.PublicKey{}, scaleOpenLines)
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", gen.Largest, err)
 		}

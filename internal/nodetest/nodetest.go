@@ -101,7 +101,7 @@ func TextPart(text string) json.RawMessage {
 // subject).
 func Say(t testing.TB, n *peer.Node, to key.PublicKey, th, subject, text string) peer.SendResult {
 	t.Helper()
-	r, err := n.Send(context.Background(), peer.SendRequest{To: to.String(), Th: th, Subject: subject, Parts: []json.RawMessage{TextPart(text)}})
+	r, err := n.Send(context.Background(), peer.SendRequest{To: to, Th: th, Subject: subject, Parts: []json.RawMessage{TextPart(text)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func ExecRequest(n *peer.Node, to key.PublicKey, cmd string) <-chan error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*Wait)
 		defer cancel()
 		data, _ := json.Marshal(map[string]any{"cmd": cmd, "timeout": 10})
-		res, err := n.Request(ctx, to.String(), profile.MimeExec, data, "")
+		res, err := n.Request(ctx, to, profile.MimeExec, data, "")
 		if err == nil && !strings.Contains(string(res), `"exit":0`) {
 			err = errors.New("result without exit 0: " + string(res))
 		}

@@ -5,10 +5,14 @@ import (
 	"sync"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // ReadCall is one Notifier.Read call.
-type ReadCall struct{ Th, From string }
+type ReadCall struct {
+	Th   string
+	From key.PublicKey
+}
 
 // Notifier is a notify.Notifier that records what it is fed.
 type Notifier struct {
@@ -26,7 +30,7 @@ func (n *Notifier) HandleEvent(ev peer.Event) {
 }
 
 // Read implements notify.Notifier.
-func (n *Notifier) Read(th, from string) {
+func (n *Notifier) Read(th string, from key.PublicKey) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.reads = append(n.reads, ReadCall{th, from})

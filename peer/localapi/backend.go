@@ -42,26 +42,26 @@ type Backend interface {
 	// Threads lists threads, newest activity first.
 	Threads() ([]peer.ThreadInfo, error)
 	// Thread returns one thread's summary; from is the sharer's key for a
-	// mirrored thread, "" for one of mine.
-	Thread(th, from string) (peer.ThreadInfo, error)
+	// mirrored thread, the zero key for one of mine.
+	Thread(th string, from key.PublicKey) (peer.ThreadInfo, error)
 	// Lines returns a thread's lines in order.
-	Lines(th, from string) ([]peer.LineInfo, error)
+	Lines(th string, from key.PublicKey) ([]peer.LineInfo, error)
 	// LinesAfter returns up to limit lines after seq after (limit 0: all).
-	LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error)
+	LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error)
 	// LinesLast returns the last n lines of a thread, in order, read from
 	// its end (the cost is n lines, not the thread).
-	LinesLast(th, from string, n int) ([]peer.LineInfo, error)
+	LinesLast(th string, from key.PublicKey, n int) ([]peer.LineInfo, error)
 	// MarkRead marks a thread's lines read.
-	MarkRead(th, from string) error
+	MarkRead(th string, from key.PublicKey) error
 
 	// Peers lists known peers.
 	Peers() ([]peer.PeerInfo, error)
 	// Trust adds k to the trust list, or removes it.
-	Trust(k string, trusted bool) error
+	Trust(k key.PublicKey, trusted bool) error
 	// Blobs lists blobs received and sent.
 	Blobs() ([]peer.BlobInfo, error)
 	// OpenBlob opens a complete, intact blob.
-	OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error)
+	OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, peer.BlobInfo, error)
 	// Subscribe registers an event subscriber with a buffer of buf events;
 	// a subscriber that falls behind loses events, it never blocks the node.
 	Subscribe(buf int) (events <-chan peer.Event, cancel func())
@@ -76,7 +76,7 @@ type Backend interface {
 	// Grant signs a grant of caps to to, valid for ttl (only on the peers
 	// in on when it is not empty), stores it, sends it to to in a msg and
 	// returns the grant object.
-	Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error)
+	Grant(ctx context.Context, to key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (json.RawMessage, error)
 	// Grants lists stored grants, issued and received.
 	Grants() ([]peer.GrantInfo, error)
 	// RevokeGrant stops honoring a stored grant.
@@ -84,7 +84,7 @@ type Backend interface {
 	// Request sends a profile request (mime: profile.MimeExec, MimeRead or
 	// MimeWrite) and waits for the result part's data; an err line answering
 	// it comes back as a *wire.Err.
-	Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error)
+	Request(ctx context.Context, to key.PublicKey, mime string, data json.RawMessage, th string) (json.RawMessage, error)
 
 	// Presence lists the newest presence document per other origin.
 	Presence() []peer.PresenceInfo
@@ -94,14 +94,14 @@ type Backend interface {
 	SetPresenceDetail(d string) error
 
 	// MirrorHosts are the hosts this node mirrors its threads to.
-	MirrorHosts() []string
+	MirrorHosts() []key.PublicKey
 	// SetMirrorHosts replaces them.
-	SetMirrorHosts(hosts []string) error
+	SetMirrorHosts(hosts []key.PublicKey) error
 	// SetMirror switches mirroring of one of my threads on or off.
 	SetMirror(th string, on bool) error
 	// SetPrivate sends a private line for thread th (from: the sharer of a
-	// thread mirrored to me, "" for my own thread).
-	SetPrivate(th, from string) (peer.SendResult, error)
+	// thread mirrored to me, the zero key for my own thread).
+	SetPrivate(th string, from key.PublicKey) (peer.SendResult, error)
 
 	// Invite is this peer's invite line.
 	Invite() string
@@ -128,9 +128,9 @@ var _ Backend = (*peer.Node)(nil)
 // Identity is what GET /v0/id returns: who the running peer is and where
 // it listens.
 type Identity struct {
-	Key    string   `json:"key"`
-	Name   string   `json:"name"`
-	Listen []string `json:"listen"`
+	Key    key.PublicKey `json:"key"`
+	Name   string        `json:"name"`
+	Listen []string      `json:"listen"`
 	// Workspace and DataDir say where requests are confined and what they
 	// never reach (the Approvals window marks a path the node will refuse).
 	Workspace string `json:"workspace,omitempty"`
@@ -143,7 +143,7 @@ type (
 		Addr string `json:"addr"`
 	}
 	connectResponse struct {
-		Key string `json:"key"`
+		Key key.PublicKey `json:"key"`
 	}
 	stateRequest struct {
 		Th    string `json:"th"`
@@ -151,12 +151,12 @@ type (
 		Note  string `json:"note,omitempty"`
 	}
 	readRequest struct {
-		Th   string `json:"th"`
-		From string `json:"from,omitempty"`
+		Th   string        `json:"th"`
+		From key.PublicKey `json:"from,omitzero"`
 	}
 	trustRequest struct {
-		Key     string `json:"key"`
-		Trusted bool   `json:"trusted"`
+		Key     key.PublicKey `json:"key"`
+		Trusted bool          `json:"trusted"`
 	}
 	decideRequest struct {
 		ID       string        `json:"id"`
@@ -165,11 +165,11 @@ type (
 	// GrantRequest is the body of POST /v0/grant. TTL is a Go duration
 	// ("90s", "1h").
 	GrantRequest struct {
-		To   string   `json:"to"`
-		Caps []string `json:"caps"`
-		TTL  string   `json:"ttl"`
-		On   []string `json:"on,omitempty"`
-		Note string   `json:"note,omitempty"`
+		To   key.PublicKey   `json:"to"`
+		Caps []string        `json:"caps"`
+		TTL  string          `json:"ttl"`
+		On   []key.PublicKey `json:"on,omitempty"`
+		Note string          `json:"note,omitempty"`
 	}
 	revokeRequest struct {
 		ID string `json:"id"`
@@ -177,7 +177,7 @@ type (
 	// ProfileRequest is the body of POST /v0/request: Data is the request's
 	// data object, Th an optional thread.
 	ProfileRequest struct {
-		To   string          `json:"to"`
+		To   key.PublicKey   `json:"to"`
 		Mime string          `json:"mime"`
 		Data json.RawMessage `json:"data"`
 		Th   string          `json:"th,omitempty"`
@@ -186,15 +186,15 @@ type (
 		Detail string `json:"detail"`
 	}
 	hostsBody struct {
-		Hosts []string `json:"hosts"`
+		Hosts []key.PublicKey `json:"hosts"`
 	}
 	mirrorRequest struct {
 		Th string `json:"th"`
 		On bool   `json:"on"`
 	}
 	privateRequest struct {
-		Th   string `json:"th"`
-		From string `json:"from,omitempty"`
+		Th   string        `json:"th"`
+		From key.PublicKey `json:"from,omitzero"`
 	}
 	inviteBody struct {
 		Invite string `json:"invite"`
@@ -206,7 +206,7 @@ type (
 		Err *wire.Err `json:"err,omitempty"`
 		// Key is the peer an invite named when adding it failed after it
 		// was recorded.
-		Key string `json:"key,omitempty"`
+		Key key.PublicKey `json:"key,omitzero"`
 	}
 )
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
@@ -23,7 +24,7 @@ func BenchmarkLinesOverSocket(b *testing.B) {
 	size := 0
 	for seq := uint64(1); seq <= 10_000; seq++ {
 		raw := fmt.Sprintf(`{"t":"msg","id":"01JAAAAAAAAAAAAAAAAAAA%04d","ts":"2026-09-25T17:03:11.000Z","th":"thr_big","parts":[{"k":"text","text":"a line of about sixty characters, like a short agent reply"}]}`, seq%10000)
-		l := peer.LineInfo{Dir: "in", From: "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", Line: json.RawMessage(raw), Seq: seq, Stored: "2026-09-25T17:03:11.123Z"}
+		l := peer.LineInfo{Dir: "in", From: kx, Line: json.RawMessage(raw), Seq: seq, Stored: "2026-09-25T17:03:11.123Z"}
 		b, _ := json.Marshal(l)
 		size += len(b)
 		lines = append(lines, l)
@@ -35,7 +36,7 @@ func BenchmarkLinesOverSocket(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		n++
-		ls, err := c.Lines(context.Background(), "thr_big", "")
+		ls, err := c.Lines(context.Background(), "thr_big", key.PublicKey{})
 		if err != nil || len(ls) != 10_000 {
 			b.Fatalf("%d lines, %v", len(ls), err)
 		}

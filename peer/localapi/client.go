@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Client talks to a running peer over its control socket. Build it with
@@ -52,7 +53,7 @@ func (c *Client) Identity(ctx context.Context) (Identity, error) {
 
 // Connect asks the peer to dial addr and keep the connection up; it
 // returns the remote key once the handshake is done.
-func (c *Client) Connect(ctx context.Context, addr string) (string, error) {
+func (c *Client) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
 	var res connectResponse
 	err := c.call(ctx, "connect", http.MethodPost, "/v0/connect", nil, connectRequest{Addr: addr}, &res)
 	return res.Key, err
@@ -79,12 +80,12 @@ func (c *Client) Threads(ctx context.Context) ([]peer.ThreadInfo, error) {
 }
 
 // Lines returns the lines of thread th in order; from is the sharer's key
-// for a mirrored thread, "" for the peer's own.
-func (c *Client) Lines(ctx context.Context, th, from string) ([]peer.LineInfo, error) {
+// for a mirrored thread, the zero key for the peer's own.
+func (c *Client) Lines(ctx context.Context, th string, from key.PublicKey) ([]peer.LineInfo, error) {
 	res := []peer.LineInfo{}
 	q := url.Values{"th": {th}}
-	if from != "" {
-		q.Set("from", from)
+	if !from.IsZero() {
+		q.Set("from", from.String())
 	}
 	err := c.call(ctx, "show", http.MethodGet, "/v0/lines", q, nil, &res)
 	return nonNil(res), err
@@ -92,11 +93,11 @@ func (c *Client) Lines(ctx context.Context, th, from string) ([]peer.LineInfo, e
 
 // Thread returns one thread's summary; from is the sharer's key for a
 // mirrored thread, "" for the peer's own.
-func (c *Client) Thread(ctx context.Context, th, from string) (peer.ThreadInfo, error) {
+func (c *Client) Thread(ctx context.Context, th string, from key.PublicKey) (peer.ThreadInfo, error) {
 	var res peer.ThreadInfo
 	q := url.Values{"th": {th}}
-	if from != "" {
-		q.Set("from", from)
+	if !from.IsZero() {
+		q.Set("from", from.String())
 	}
 	err := c.call(ctx, "thread", http.MethodGet, "/v0/thread", q, nil, &res)
 	return res, err
@@ -104,18 +105,18 @@ func (c *Client) Thread(ctx context.Context, th, from string) (peer.ThreadInfo, 
 
 // LinesAfter returns up to limit lines of thread th after the line whose
 // seq is after (limit 0: all of them).
-func (c *Client) LinesAfter(ctx context.Context, th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+func (c *Client) LinesAfter(ctx context.Context, th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error) {
 	res := []peer.LineInfo{}
 	q := url.Values{"th": {th}, "after": {strconv.FormatUint(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	if from != "" {
-		q.Set("from", from)
+	if !from.IsZero() {
+		q.Set("from", from.String())
 	}
 	err := c.call(ctx, "show", http.MethodGet, "/v0/lines", q, nil, &res)
 	return nonNil(res), err
 }
 
 // MarkRead marks thread th read.
-func (c *Client) MarkRead(ctx context.Context, th, from string) error {
+func (c *Client) MarkRead(ctx context.Context, th string, from key.PublicKey) error {
 	return c.call(ctx, "read", http.MethodPost, "/v0/read", nil, readRequest{Th: th, From: from}, nil)
 }
 
@@ -127,7 +128,7 @@ func (c *Client) Peers(ctx context.Context) ([]peer.PeerInfo, error) {
 }
 
 // Trust adds k to the trust list (trusted) or removes it.
-func (c *Client) Trust(ctx context.Context, k string, trusted bool) error {
+func (c *Client) Trust(ctx context.Context, k key.PublicKey, trusted bool) error {
 	return c.call(ctx, "trust", http.MethodPost, "/v0/trust", nil, trustRequest{Key: k, Trusted: trusted}, nil)
 }
 
@@ -141,9 +142,9 @@ func (c *Client) Blobs(ctx context.Context) ([]peer.BlobInfo, error) {
 // OpenBlob opens the bytes of blob ref sent by from. The peer opens only
 // complete, intact blobs; the caller still checks what it reads against
 // the returned BlobInfo's Size and Sha256, since the stream may break.
-func (c *Client) OpenBlob(ctx context.Context, from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+func (c *Client) OpenBlob(ctx context.Context, from key.PublicKey, ref string) (io.ReadCloser, peer.BlobInfo, error) {
 	var info peer.BlobInfo
-	q := url.Values{"from": {from}, "ref": {ref}}
+	q := url.Values{"from": {from.String()}, "ref": {ref}}
 	resp, err := c.do(ctx, "blob", http.MethodGet, "/v0/blob", q, nil)
 	if err != nil {
 		return nil, info, err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // Grant signs a grant and sends it to r.To; it returns the grant object
@@ -59,16 +60,16 @@ func (c *Client) SetPresenceDetail(ctx context.Context, d string) error {
 }
 
 // MirrorHosts returns the hosts the peer mirrors its threads to.
-func (c *Client) MirrorHosts(ctx context.Context) ([]string, error) {
-	res := []string{}
+func (c *Client) MirrorHosts(ctx context.Context) ([]key.PublicKey, error) {
+	res := []key.PublicKey{}
 	err := c.call(ctx, "mirror hosts", http.MethodGet, "/v0/mirror/hosts", nil, nil, &res)
 	return nonNil(res), err
 }
 
 // SetMirrorHosts replaces the mirror hosts (none: mirror nowhere) and
 // returns the hosts now set.
-func (c *Client) SetMirrorHosts(ctx context.Context, hosts []string) ([]string, error) {
-	res := []string{}
+func (c *Client) SetMirrorHosts(ctx context.Context, hosts []key.PublicKey) ([]key.PublicKey, error) {
+	res := []key.PublicKey{}
 	err := c.call(ctx, "mirror hosts", http.MethodPost, "/v0/mirror/hosts", nil, hostsBody{Hosts: nonNil(hosts)}, &res)
 	return nonNil(res), err
 }
@@ -79,8 +80,8 @@ func (c *Client) SetMirror(ctx context.Context, th string, on bool) error {
 }
 
 // SetPrivate sends a private line for thread th: from is the sharer of a
-// thread mirrored to the peer, "" for one of its own.
-func (c *Client) SetPrivate(ctx context.Context, th, from string) (peer.SendResult, error) {
+// thread mirrored to the peer, the zero key for one of its own.
+func (c *Client) SetPrivate(ctx context.Context, th string, from key.PublicKey) (peer.SendResult, error) {
 	var res peer.SendResult
 	err := c.call(ctx, "private", http.MethodPost, "/v0/private", nil, privateRequest{Th: th, From: from}, &res)
 	return res, err
@@ -97,7 +98,7 @@ func (c *Client) Invite(ctx context.Context) (string, error) {
 // to it; it returns that peer's key. When the peer was recorded but could
 // not be reached, the key comes back with the error (the running peer
 // keeps dialing it).
-func (c *Client) AddInvite(ctx context.Context, invite string) (string, error) {
+func (c *Client) AddInvite(ctx context.Context, invite string) (key.PublicKey, error) {
 	var res connectResponse
 	err := c.call(ctx, "add", http.MethodPost, "/v0/add", nil, inviteBody{Invite: invite}, &res)
 	var re *RemoteError

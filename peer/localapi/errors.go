@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -64,7 +66,7 @@ type RemoteError struct {
 	Err *wire.Err
 	// Key is set when `add` failed after recording the invite's peer: the
 	// running peer keeps dialing it.
-	Key string
+	Key key.PublicKey
 }
 
 // Error returns the peer's message unchanged.
@@ -97,6 +99,9 @@ func errorCode(err error) string {
 	var we *wire.Err
 	if errors.As(err, &we) {
 		return codePeerErr
+	}
+	if errors.Is(err, peer.ErrBadKey) {
+		return codeBadRequest // no key, or the node's own, where a peer's is needed
 	}
 	return codeBackend
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // maxBody bounds request bodies: a send request names blob files by path,
@@ -17,7 +19,7 @@ const maxBody = 8 << 20
 
 func (s *Server) handleID(w http.ResponseWriter, r *http.Request) {
 	b := s.Backend
-	writeJSON(w, Identity{Key: b.Key().String(), Name: b.Name(), Listen: nonNil(b.ListenAddrs()),
+	writeJSON(w, Identity{Key: b.Key(), Name: b.Name(), Listen: nonNil(b.ListenAddrs()),
 		Workspace: b.Workspace(), DataDir: b.DataDir()})
 }
 
@@ -35,7 +37,7 @@ func (s *Server) handleConnect(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "connect", err)
 		return
 	}
-	writeJSON(w, connectResponse{Key: k.String()})
+	writeJSON(w, connectResponse{Key: k})
 }
 
 func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +84,10 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: th is required")
 		return
 	}
+	from, ok := queryKey(w, q, "lines", "from")
+	if !ok {
+		return
+	}
 	var (
 		after uint64
 		limit int
@@ -89,7 +95,7 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		lines []peer.LineInfo
 	)
 	if v := q.Get("last"); v != "" {
-		lines, err = s.linesLast(w, th, q.Get("from"), v)
+		lines, err = s.linesLast(w, th, from, v)
 		if lines == nil && err == nil {
 			return // answered
 		}
@@ -113,9 +119,9 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if after == 0 && limit == 0 {
-		lines, err = s.Backend.Lines(th, q.Get("from"))
+		lines, err = s.Backend.Lines(th, from)
 	} else {
-		lines, err = s.Backend.LinesAfter(th, q.Get("from"), after, limit)
+		lines, err = s.Backend.LinesAfter(th, from, after, limit)
 	}
 	if err != nil {
 		s.fail(w, "lines", err)
@@ -131,7 +137,11 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: thread: th is required")
 		return
 	}
-	t, err := s.Backend.Thread(th, q.Get("from"))
+	from, ok := queryKey(w, q, "thread", "from")
+	if !ok {
+		return
+	}
+	t, err := s.Backend.Thread(th, from)
 	if err != nil {
 		s.fail(w, "thread", err)
 		return
@@ -188,7 +198,11 @@ func (s *Server) handleBlobs(w http.ResponseWriter, r *http.Request) {
 // the client can check size and digest before trusting the bytes.
 func (s *Server) handleBlob(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	rc, info, err := s.Backend.OpenBlob(q.Get("from"), q.Get("ref"))
+	from, ok := queryKey(w, q, "blob", "from")
+	if !ok {
+		return
+	}
+	rc, info, err := s.Backend.OpenBlob(from, q.Get("ref"))
 	if err != nil {
 		s.fail(w, "blob", err)
 		return
@@ -240,6 +254,17 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// queryKey reads the key in query parameter name ("" or absent: the zero
+// key), answering 400 with the parse error when it is not a key.
+func queryKey(w http.ResponseWriter, q url.Values, op, name string) (key.PublicKey, bool) {
+	var k key.PublicKey
+	if err := k.UnmarshalText([]byte(q.Get(name))); err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("localapi: %s: %s: %v", op, name, err))
+		return k, false
+	}
+	return k, true
+}
+
 // fail reports a backend error with its message unchanged.
 func (s *Server) fail(w http.ResponseWriter, op string, err error) {
 	s.failBody(w, op, err, errorBody{})
@@ -258,6 +283,8 @@ func (s *Server) failBody(w http.ResponseWriter, op string, err error, eb errorB
 	case codePeerErr:
 		status = http.StatusBadGateway
 		errors.As(err, &eb.Err)
+	case codeBadRequest:
+		status = http.StatusBadRequest
 	}
 	s.logger().Debug("localapi: request failed", "op", op, "err", err)
 	eb.Error, eb.Code = err.Error(), code

@@ -15,7 +15,7 @@ func (s *Server) handleGrant(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	if req.To == "" || len(req.Caps) == 0 || req.TTL == "" {
+	if req.To.IsZero() || len(req.Caps) == 0 || req.TTL == "" {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: grant: to, caps and ttl are required")
 		return
 	}
@@ -66,7 +66,7 @@ func (s *Server) handleRequest(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	if req.To == "" || req.Mime == "" || len(req.Data) == 0 {
+	if req.To.IsZero() || req.Mime == "" || len(req.Data) == 0 {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: request: to, mime and data are required")
 		return
 	}

@@ -40,7 +40,7 @@ func AppendPresence(dst []byte, list []peer.PresenceInfo) []byte {
 		dst = append(dst, `,"received":`...)
 		dst = appendString(dst, p.Received)
 		dst = append(dst, `,"from":`...)
-		dst = appendString(dst, p.From)
+		dst = appendKey(dst, p.From)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
@@ -140,10 +140,10 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var eb errorBody
 		if !k.IsZero() {
-			eb.Key = k.String()
+			eb.Key = k
 		}
 		s.failBody(w, "add", err, eb)
 		return
 	}
-	writeJSON(w, connectResponse{Key: k.String()})
+	writeJSON(w, connectResponse{Key: k})
 }

@@ -2,6 +2,7 @@ package localapi_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,6 +18,22 @@ import (
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
+)
+
+// testKey is a fixed key named for a test's reading ("x", "sh"...).
+func testKey(name string) key.PublicKey {
+	seed := sha256.Sum256([]byte(name))
+	k, err := key.FromSeed(seed[:])
+	if err != nil {
+		panic(err)
+	}
+	return k.Public()
+}
+
+// Keys the tests use.
+var (
+	kx, ky, ka, kb, kf = testKey("x"), testKey("y"), testKey("a"), testKey("b"), testKey("f")
+	kzz, kto, kon, ksh = testKey("zz"), testKey("to"), testKey("on"), testKey("sh")
 )
 
 func newKey(t *testing.T) key.PublicKey {
@@ -44,7 +61,7 @@ func TestIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := localapi.Identity{Key: f.PubKey.String(), Name: "tester", Listen: []string{"tcp://127.0.0.1:4242"}}
+	want := localapi.Identity{Key: f.PubKey, Name: "tester", Listen: []string{"tcp://127.0.0.1:4242"}}
 	if !reflect.DeepEqual(id, want) {
 		t.Fatalf("identity = %+v, want %+v", id, want)
 	}
@@ -57,7 +74,7 @@ func TestConnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != f.ConnectKey.String() {
+	if got != f.ConnectKey {
 		t.Fatalf("connect key = %q, want %q", got, f.ConnectKey)
 	}
 	if !reflect.DeepEqual(f.Connected, []string{"tcp://127.0.0.1:9"}) {
@@ -69,7 +86,7 @@ func TestSendAndState(t *testing.T) {
 	f, c, _ := setup(t)
 	f.SendResult = peer.SendResult{ID: "01J9ZZZZZZZZZZZZZZZZZZZZZZ", Th: "thr_abc12345"}
 	req := peer.SendRequest{
-		To: newKey(t).String(), Subject: "hi", Re: "01J9AAAAAAAAAAAAAAAAAAAAAA",
+		To: newKey(t), Subject: "hi", Re: "01J9AAAAAAAAAAAAAAAAAAAAAA",
 		Parts: []json.RawMessage{json.RawMessage(`{"k":"text","text":"hello <&>"}`)},
 		Blobs: []peer.BlobFile{{Path: "/tmp/x.log", Name: "x.log", Mime: "text/plain"}},
 	}
@@ -106,30 +123,30 @@ func TestLists(t *testing.T) {
 	}
 
 	f.Lock()
-	f.ThreadList = []peer.ThreadInfo{{Th: "thr_1", Peer: "ed25519:x", Subject: "s", Unread: 2, Updated: "2026-01-01T00:00:00Z"}}
+	f.ThreadList = []peer.ThreadInfo{{Th: "thr_1", Peer: kx, Subject: "s", Unread: 2, Updated: "2026-01-01T00:00:00Z"}}
 	f.LinesByTh = map[string][]peer.LineInfo{
-		"thr_1|":      {{Dir: "in", From: "ed25519:x", Line: json.RawMessage(`{"t":"msg","id":"1"}`), Acked: true, Seq: 1}},
-		"thr_1|ed:sh": {{Dir: "out", From: "ed25519:y", Line: json.RawMessage(`{"t":"state"}`), MirroredFrom: "ed:sh", Seq: 1}},
+		"thr_1|":                {{Dir: "in", From: kx, Line: json.RawMessage(`{"t":"msg","id":"1"}`), Acked: true, Seq: 1}},
+		"thr_1|" + ksh.String(): {{Dir: "out", From: ky, Line: json.RawMessage(`{"t":"state"}`), MirroredFrom: ksh, Seq: 1}},
 	}
-	f.PeerList = []peer.PeerInfo{{Key: "ed25519:x", Name: "x", Up: true}}
-	f.BlobList = []peer.BlobInfo{{Ref: "blob_1", From: "ed25519:x", Size: 3, Received: 3, Complete: true, Dir: "in"}}
+	f.PeerList = []peer.PeerInfo{{Key: kx, Name: "x", Up: true}}
+	f.BlobList = []peer.BlobInfo{{Ref: "blob_1", From: kx, Size: 3, Received: 3, Complete: true, Dir: "in"}}
 	f.PendingList = []peer.ApprovalRequest{{ID: "ap1", Kind: peer.ApprovalProfile, Caps: []string{"exec"}}}
 	f.Unlock()
 
 	if ths, err = c.Threads(ctx); err != nil || !reflect.DeepEqual(ths, f.ThreadList) {
 		t.Fatalf("threads = %+v, %v", ths, err)
 	}
-	lines, err := c.Lines(ctx, "thr_1", "")
+	lines, err := c.Lines(ctx, "thr_1", key.PublicKey{})
 	if err != nil || !reflect.DeepEqual(lines, f.LinesByTh["thr_1|"]) {
 		t.Fatalf("lines = %+v, %v", lines, err)
 	}
-	lines, err = c.Lines(ctx, "thr_1", "ed:sh")
-	if err != nil || !reflect.DeepEqual(lines, f.LinesByTh["thr_1|ed:sh"]) {
+	lines, err = c.Lines(ctx, "thr_1", ksh)
+	if err != nil || !reflect.DeepEqual(lines, f.LinesByTh["thr_1|"+ksh.String()]) {
 		t.Fatalf("mirrored lines = %+v, %v", lines, err)
 	}
 	// The server turns a nil listen list into [].
 	ps, err = c.Peers(ctx)
-	want := []peer.PeerInfo{{Key: "ed25519:x", Name: "x", Up: true, Listen: []string{}}}
+	want := []peer.PeerInfo{{Key: kx, Name: "x", Up: true, Listen: []string{}}}
 	if err != nil || !reflect.DeepEqual(ps, want) {
 		t.Fatalf("peers = %#v, %v", ps, err)
 	}
@@ -146,13 +163,13 @@ func TestLists(t *testing.T) {
 func TestEdits(t *testing.T) {
 	f, c, _ := setup(t)
 	ctx := context.Background()
-	if err := c.MarkRead(ctx, "thr_1", "ed:sh"); err != nil {
+	if err := c.MarkRead(ctx, "thr_1", ksh); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Trust(ctx, "ed25519:a", true); err != nil {
+	if err := c.Trust(ctx, ka, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Trust(ctx, "ed25519:b", false); err != nil {
+	if err := c.Trust(ctx, kb, false); err != nil {
 		t.Fatal(err)
 	}
 	d := peer.Decision{Allow: true, For: time.Hour, Reason: "ok", By: "user"}
@@ -161,10 +178,10 @@ func TestEdits(t *testing.T) {
 	}
 	f.Lock()
 	defer f.Unlock()
-	if !reflect.DeepEqual(f.Reads, [][2]string{{"thr_1", "ed:sh"}}) {
+	if !reflect.DeepEqual(f.Reads, [][2]string{{"thr_1", ksh.String()}}) {
 		t.Errorf("reads = %q", f.Reads)
 	}
-	if !reflect.DeepEqual(f.TrustSet, map[string]bool{"ed25519:a": true, "ed25519:b": false}) {
+	if !reflect.DeepEqual(f.TrustSet, map[key.PublicKey]bool{ka: true, kb: false}) {
 		t.Errorf("trust = %v", f.TrustSet)
 	}
 	if f.Decisions["ap1"] != d {
@@ -174,13 +191,13 @@ func TestEdits(t *testing.T) {
 
 func TestOpenBlob(t *testing.T) {
 	f, c, _ := setup(t)
-	info := peer.BlobInfo{Ref: "blob_7", From: "ed25519:x", Name: "a.bin", Size: 5, Received: 5, Complete: true, Dir: "in"}
+	info := peer.BlobInfo{Ref: "blob_7", From: kx, Name: "a.bin", Size: 5, Received: 5, Complete: true, Dir: "in"}
 	f.Lock()
-	f.BlobList = []peer.BlobInfo{info, {Ref: "blob_8", From: "ed25519:x", Size: 9, Received: 4, Dir: "in"}}
-	f.BlobData = map[string][]byte{"ed25519:x|blob_7": []byte("\x00\x01abc"), "ed25519:x|blob_8": []byte("part")}
+	f.BlobList = []peer.BlobInfo{info, {Ref: "blob_8", From: kx, Size: 9, Received: 4, Dir: "in"}}
+	f.BlobData = map[string][]byte{kx.String() + "|blob_7": []byte("\x00\x01abc"), kx.String() + "|blob_8": []byte("part")}
 	f.Unlock()
 
-	rc, got, err := c.OpenBlob(context.Background(), "ed25519:x", "blob_7")
+	rc, got, err := c.OpenBlob(context.Background(), kx, "blob_7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +210,7 @@ func TestOpenBlob(t *testing.T) {
 		t.Fatalf("blob info = %+v, want %+v", got, info)
 	}
 	// An incomplete blob is refused with the backend's message.
-	_, _, err = c.OpenBlob(context.Background(), "ed25519:x", "blob_8")
+	_, _, err = c.OpenBlob(context.Background(), kx, "blob_8")
 	var re *localapi.RemoteError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), localapitest.ErrNoBlob.Error()) {
 		t.Fatalf("incomplete blob: err = %v", err)
@@ -203,7 +220,7 @@ func TestOpenBlob(t *testing.T) {
 func TestBackendErrorMessage(t *testing.T) {
 	f, c, _ := setup(t)
 	f.Err = errors.New("peer: unknown peer ed25519:zz")
-	_, err := c.Send(context.Background(), peer.SendRequest{To: "ed25519:zz"})
+	_, err := c.Send(context.Background(), peer.SendRequest{To: kzz})
 	if err == nil || err.Error() != "peer: unknown peer ed25519:zz" {
 		t.Fatalf("err = %v, want the backend's message", err)
 	}
@@ -243,7 +260,7 @@ func TestClientCancel(t *testing.T) {
 
 func TestBadRequest(t *testing.T) {
 	_, c, _ := setup(t)
-	_, err := c.Lines(context.Background(), "", "")
+	_, err := c.Lines(context.Background(), "", key.PublicKey{})
 	var re *localapi.RemoteError
 	if !errors.As(err, &re) || re.Status != 400 || re.Code != "bad_request" {
 		t.Fatalf("err = %#v, want bad_request", err)
@@ -282,8 +299,8 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("subscribers after Watch = %d, want 1", n)
 	}
 	evs := []peer.Event{
-		{Type: peer.EventPeerUp, Time: "2026-01-01T00:00:00Z", Peer: "ed25519:x"},
-		{Type: peer.EventLine, Th: "thr_1", Line: &peer.LineInfo{Dir: "in", From: "ed25519:x", Line: json.RawMessage(`{"t":"msg"}`), Seq: 1}},
+		{Type: peer.EventPeerUp, Time: "2026-01-01T00:00:00Z", Peer: kx},
+		{Type: peer.EventLine, Th: "thr_1", Line: &peer.LineInfo{Dir: "in", From: kx, Line: json.RawMessage(`{"t":"msg"}`), Seq: 1}},
 		{Type: peer.EventAck, Th: "thr_1", Of: "01J9"},
 	}
 	for _, ev := range evs {

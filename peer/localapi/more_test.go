@@ -25,7 +25,7 @@ func TestGrantRoundTrip(t *testing.T) {
 	f, c, _ := setup(t)
 	// Spaces inside the grant survive: the answer is the node's bytes.
 	f.GrantRaw = json.RawMessage(`{"caps":["exec"], "note":"<x>","sig":"s"}`)
-	req := localapi.GrantRequest{To: "ed25519:to", Caps: []string{"exec", "fs:read"}, TTL: "90m", On: []string{"ed25519:on"}, Note: "n"}
+	req := localapi.GrantRequest{To: kto, Caps: []string{"exec", "fs:read"}, TTL: "90m", On: []key.PublicKey{kon}, Note: "n"}
 	g, err := c.Grant(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestGrantRoundTrip(t *testing.T) {
 	if string(g) != string(f.GrantRaw) {
 		t.Fatalf("grant = %s, want %s", g, f.GrantRaw)
 	}
-	want := localapitest.GrantCall{To: "ed25519:to", Caps: []string{"exec", "fs:read"}, TTL: 90 * time.Minute, On: []string{"ed25519:on"}, Note: "n"}
+	want := localapitest.GrantCall{To: kto, Caps: []string{"exec", "fs:read"}, TTL: 90 * time.Minute, On: []key.PublicKey{kon}, Note: "n"}
 	if len(f.Granted) != 1 || !reflect.DeepEqual(f.Granted[0], want) {
 		t.Fatalf("granted = %+v, want %+v", f.Granted, want)
 	}
@@ -70,7 +70,7 @@ func TestGrantsAndRevoke(t *testing.T) {
 func TestRequestRoundTrip(t *testing.T) {
 	f, c, _ := setup(t)
 	f.RequestResult = json.RawMessage(`{"exit":0,"stdout":"ok\n"}`)
-	req := localapi.ProfileRequest{To: "ed25519:x", Mime: profile.MimeExec, Data: json.RawMessage(`{"cmd":["true"]}`), Th: "thr_1"}
+	req := localapi.ProfileRequest{To: kx, Mime: profile.MimeExec, Data: json.RawMessage(`{"cmd":["true"]}`), Th: "thr_1"}
 	data, err := c.Request(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestRequestRoundTrip(t *testing.T) {
 	if string(data) != string(f.RequestResult) {
 		t.Fatalf("data = %s", data)
 	}
-	want := localapitest.RequestCall{To: "ed25519:x", Mime: profile.MimeExec, Data: json.RawMessage(`{"cmd":["true"]}`), Th: "thr_1"}
+	want := localapitest.RequestCall{To: kx, Mime: profile.MimeExec, Data: json.RawMessage(`{"cmd":["true"]}`), Th: "thr_1"}
 	if len(f.Requests) != 1 || !reflect.DeepEqual(f.Requests[0], want) {
 		t.Fatalf("requests = %+v", f.Requests)
 	}
@@ -87,7 +87,7 @@ func TestRequestRoundTrip(t *testing.T) {
 func TestRequestErrLine(t *testing.T) {
 	f, c, _ := setup(t)
 	f.RequestErr = wire.NewErr("01J9E", "2026-01-01T00:00:00Z", wire.CodeForbidden, "exec needs a grant", "01J9R", "thr_1")
-	_, err := c.Request(context.Background(), localapi.ProfileRequest{To: "ed25519:x", Mime: profile.MimeExec, Data: json.RawMessage(`{}`)})
+	_, err := c.Request(context.Background(), localapi.ProfileRequest{To: kx, Mime: profile.MimeExec, Data: json.RawMessage(`{}`)})
 	var re *localapi.RemoteError
 	if !errors.As(err, &re) || re.Status != 502 || re.Code != "peer_err" {
 		t.Fatalf("err = %#v, want a 502 peer_err", err)
@@ -106,7 +106,7 @@ func TestRequestErrLine(t *testing.T) {
 	f.Lock()
 	f.RequestErr = errors.New("peer: unknown peer")
 	f.Unlock()
-	_, err = c.Request(context.Background(), localapi.ProfileRequest{To: "ed25519:x", Mime: profile.MimeExec, Data: json.RawMessage(`{}`)})
+	_, err = c.Request(context.Background(), localapi.ProfileRequest{To: kx, Mime: profile.MimeExec, Data: json.RawMessage(`{}`)})
 	if errors.As(err, &we) || !errors.As(err, &re) || re.Code != "backend" {
 		t.Fatalf("backend failure = %#v", err)
 	}
@@ -115,17 +115,17 @@ func TestRequestErrLine(t *testing.T) {
 func TestPresenceVerbatim(t *testing.T) {
 	f, c, dir := setup(t)
 	doc := `{"origin":"ed25519:o", "name":"a <b> & c" ,"seq":3}`
-	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(doc), Hops: 2, Received: "2026-01-01T00:00:00Z", From: "ed25519:f"}}
+	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(doc), Hops: 2, Received: "2026-01-01T00:00:00Z", From: kf}}
 	ps, err := c.Presence(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 || string(ps[0].Doc) != doc || ps[0].Hops != 2 || ps[0].From != "ed25519:f" {
+	if len(ps) != 1 || string(ps[0].Doc) != doc || ps[0].Hops != 2 || ps[0].From != kf {
 		t.Fatalf("presence = %+v", ps)
 	}
 	// On the socket too, byte for byte.
 	body := rawGet(t, dir, "/v0/presence")
-	want := `[{"doc":` + doc + `,"hops":2,"received":"2026-01-01T00:00:00Z","from":"ed25519:f"}]` + "\n"
+	want := `[{"doc":` + doc + `,"hops":2,"received":"2026-01-01T00:00:00Z","from":"` + kf.String() + `"}]` + "\n"
 	if body != want {
 		t.Fatalf("GET /v0/presence =\n%s\nwant\n%s", body, want)
 	}
@@ -183,11 +183,11 @@ func TestMirrorEndpoints(t *testing.T) {
 	if err != nil || hs == nil || len(hs) != 0 {
 		t.Fatalf("empty hosts = %#v, %v", hs, err)
 	}
-	hs, err = c.SetMirrorHosts(ctx, []string{"ed25519:a", "ed25519:b"})
-	if err != nil || !reflect.DeepEqual(hs, []string{"ed25519:a", "ed25519:b"}) {
+	hs, err = c.SetMirrorHosts(ctx, []key.PublicKey{ka, kb})
+	if err != nil || !reflect.DeepEqual(hs, []key.PublicKey{ka, kb}) {
 		t.Fatalf("set hosts = %q, %v", hs, err)
 	}
-	if hs, err = c.MirrorHosts(ctx); err != nil || !reflect.DeepEqual(hs, []string{"ed25519:a", "ed25519:b"}) {
+	if hs, err = c.MirrorHosts(ctx); err != nil || !reflect.DeepEqual(hs, []key.PublicKey{ka, kb}) {
 		t.Fatalf("hosts = %q, %v", hs, err)
 	}
 	// Setting none clears them (and the answer is [], not null).
@@ -204,11 +204,11 @@ func TestMirrorEndpoints(t *testing.T) {
 		t.Fatalf("mirror set = %v", f.MirrorSet)
 	}
 	f.SendResult = peer.SendResult{ID: "01J9P", Th: "thr_1"}
-	res, err := c.SetPrivate(ctx, "thr_1", "ed25519:sh")
+	res, err := c.SetPrivate(ctx, "thr_1", ksh)
 	if err != nil || res != f.SendResult {
 		t.Fatalf("private = %+v, %v", res, err)
 	}
-	if !reflect.DeepEqual(f.Privates, [][2]string{{"thr_1", "ed25519:sh"}}) {
+	if !reflect.DeepEqual(f.Privates, [][2]string{{"thr_1", ksh.String()}}) {
 		t.Fatalf("privates = %q", f.Privates)
 	}
 	var re *localapi.RemoteError
@@ -226,7 +226,7 @@ func TestInviteAndAdd(t *testing.T) {
 	}
 	f.AddKey = newKey(t)
 	k, err := c.AddInvite(ctx, "awp:xyz")
-	if err != nil || k != f.AddKey.String() {
+	if err != nil || k != f.AddKey {
 		t.Fatalf("add = %q, %v", k, err)
 	}
 	// Recorded but not reached: the key comes back with the error.
@@ -234,14 +234,14 @@ func TestInviteAndAdd(t *testing.T) {
 	f.AddErr = errors.New("peer: connect tcp://127.0.0.1:9: refused")
 	f.Unlock()
 	k, err = c.AddInvite(ctx, "awp:xyz")
-	if err == nil || err.Error() != "peer: connect tcp://127.0.0.1:9: refused" || k != f.AddKey.String() {
+	if err == nil || err.Error() != "peer: connect tcp://127.0.0.1:9: refused" || k != f.AddKey {
 		t.Fatalf("failed add = %q, %v", k, err)
 	}
 	// Not recorded (a bad invite): no key.
 	f.Lock()
 	f.AddKey, f.AddErr = key.PublicKey{}, peer.ErrBadInvite
 	f.Unlock()
-	if k, err = c.AddInvite(ctx, "nope"); err == nil || k != "" {
+	if k, err = c.AddInvite(ctx, "nope"); err == nil || !k.IsZero() {
 		t.Fatalf("bad invite = %q, %v", k, err)
 	}
 	if !reflect.DeepEqual(f.Added, []string{"awp:xyz", "awp:xyz", "nope"}) {

@@ -3,7 +3,7 @@ package localapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -50,9 +50,9 @@ func DialRemote(ctx context.Context, socket string, log *slog.Logger) (*Remote, 
 	if err != nil {
 		return nil, err
 	}
-	k, err := key.ParsePublic(id.Key)
-	if err != nil {
-		return nil, fmt.Errorf("localapi: the node's key %q: %w", id.Key, err)
+	k := id.Key
+	if k.IsZero() {
+		return nil, errors.New("localapi: the node did not say its key")
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	return &Remote{c: c, id: id, key: k, log: log, ctx: rctx, cancel: cancel}, nil
@@ -88,20 +88,11 @@ func (r *Remote) DataDir() string { return r.id.DataDir }
 
 // Connect implements Backend.
 func (r *Remote) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
-	s, err := r.c.Connect(ctx, addr)
-	if err != nil {
-		return key.PublicKey{}, err
+	k, err := r.c.Connect(ctx, addr)
+	if err == nil && k.IsZero() {
+		err = errors.New("localapi: connect: the node answered with no key")
 	}
-	return parseKey(s)
-}
-
-// parseKey parses a key the node returned.
-func parseKey(s string) (key.PublicKey, error) {
-	k, err := key.ParsePublic(s)
-	if err != nil {
-		return key.PublicKey{}, fmt.Errorf("localapi: the node answered with a bad key %q: %w", s, err)
-	}
-	return k, nil
+	return k, err
 }
 
 // Send implements Backend.
@@ -122,28 +113,28 @@ func (r *Remote) Threads() ([]peer.ThreadInfo, error) {
 }
 
 // Thread implements Backend.
-func (r *Remote) Thread(th, from string) (peer.ThreadInfo, error) {
+func (r *Remote) Thread(th string, from key.PublicKey) (peer.ThreadInfo, error) {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.Thread(ctx, th, from)
 }
 
 // Lines implements Backend.
-func (r *Remote) Lines(th, from string) ([]peer.LineInfo, error) {
+func (r *Remote) Lines(th string, from key.PublicKey) ([]peer.LineInfo, error) {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.Lines(ctx, th, from)
 }
 
 // LinesAfter implements Backend.
-func (r *Remote) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+func (r *Remote) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error) {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.LinesAfter(ctx, th, from, after, limit)
 }
 
 // MarkRead implements Backend.
-func (r *Remote) MarkRead(th, from string) error {
+func (r *Remote) MarkRead(th string, from key.PublicKey) error {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.MarkRead(ctx, th, from)
@@ -157,7 +148,7 @@ func (r *Remote) Peers() ([]peer.PeerInfo, error) {
 }
 
 // Trust implements Backend.
-func (r *Remote) Trust(k string, trusted bool) error {
+func (r *Remote) Trust(k key.PublicKey, trusted bool) error {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.Trust(ctx, k, trusted)
@@ -173,7 +164,7 @@ func (r *Remote) Blobs() ([]peer.BlobInfo, error) {
 // OpenBlob implements Backend. The stream ends when the Remote is
 // closed; the caller checks what it read against the BlobInfo (size,
 // sha256), as the stream may break.
-func (r *Remote) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+func (r *Remote) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, peer.BlobInfo, error) {
 	return r.c.OpenBlob(r.ctx, from, ref)
 }
 
@@ -243,7 +234,7 @@ func (r *Remote) Decide(id string, d peer.Decision) error {
 }
 
 // Grant implements Backend.
-func (r *Remote) Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error) {
+func (r *Remote) Grant(ctx context.Context, to key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (json.RawMessage, error) {
 	return r.c.Grant(ctx, GrantRequest{To: to, Caps: caps, TTL: ttl.String(), On: on, Note: note})
 }
 
@@ -262,7 +253,7 @@ func (r *Remote) RevokeGrant(id string) error {
 }
 
 // Request implements Backend.
-func (r *Remote) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
+func (r *Remote) Request(ctx context.Context, to key.PublicKey, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
 	return r.c.Request(ctx, ProfileRequest{To: to, Mime: mime, Data: data, Th: th})
 }
 
@@ -296,7 +287,7 @@ func (r *Remote) SetPresenceDetail(d string) error {
 }
 
 // MirrorHosts implements Backend; a failure is logged and lists nothing.
-func (r *Remote) MirrorHosts() []string {
+func (r *Remote) MirrorHosts() []key.PublicKey {
 	ctx, cancel := r.call()
 	defer cancel()
 	hs, err := r.c.MirrorHosts(ctx)
@@ -307,7 +298,7 @@ func (r *Remote) MirrorHosts() []string {
 }
 
 // SetMirrorHosts implements Backend.
-func (r *Remote) SetMirrorHosts(hosts []string) error {
+func (r *Remote) SetMirrorHosts(hosts []key.PublicKey) error {
 	ctx, cancel := r.call()
 	defer cancel()
 	_, err := r.c.SetMirrorHosts(ctx, hosts)
@@ -322,7 +313,7 @@ func (r *Remote) SetMirror(th string, on bool) error {
 }
 
 // SetPrivate implements Backend.
-func (r *Remote) SetPrivate(th, from string) (peer.SendResult, error) {
+func (r *Remote) SetPrivate(th string, from key.PublicKey) (peer.SendResult, error) {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.SetPrivate(ctx, th, from)
@@ -342,15 +333,11 @@ func (r *Remote) Invite() string {
 // AddInvite implements Backend: like the node, it returns the invite's key
 // with the error when the peer was recorded but could not be reached.
 func (r *Remote) AddInvite(ctx context.Context, invite string) (key.PublicKey, error) {
-	s, err := r.c.AddInvite(ctx, invite)
-	if s == "" {
-		return key.PublicKey{}, err
+	k, err := r.c.AddInvite(ctx, invite)
+	if err == nil && k.IsZero() {
+		err = errors.New("localapi: add: the node answered with no key")
 	}
-	k, kerr := parseKey(s)
-	if err != nil {
-		return k, err
-	}
-	return k, kerr
+	return k, err
 }
 
 // ExecSandbox implements Backend; a failure is logged and gives the zero
@@ -374,7 +361,7 @@ func (r *Remote) SetExecSandbox(mode string) error {
 }
 
 // LinesLast implements Backend.
-func (r *Remote) LinesLast(th, from string, n int) ([]peer.LineInfo, error) {
+func (r *Remote) LinesLast(th string, from key.PublicKey, n int) ([]peer.LineInfo, error) {
 	ctx, cancel := r.call()
 	defer cancel()
 	return r.c.LinesLast(ctx, th, from, n)

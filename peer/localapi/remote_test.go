@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -51,59 +52,59 @@ func TestRemoteIsTheBackend(t *testing.T) {
 	}
 
 	f.SendResult = peer.SendResult{ID: "01ID", Th: "thr_x"}
-	if res, err := r.Send(ctx, peer.SendRequest{To: other.String(), Subject: "s"}); err != nil || res != f.SendResult || f.Sent[0].Subject != "s" {
+	if res, err := r.Send(ctx, peer.SendRequest{To: other, Subject: "s"}); err != nil || res != f.SendResult || f.Sent[0].Subject != "s" {
 		t.Errorf("Send = %+v, %v (sent %+v)", res, err, f.Sent)
 	}
 	if res, err := r.SetState(ctx, "thr_x", "done", "n"); err != nil || res != f.SendResult || f.States[0] != [3]string{"thr_x", "done", "n"} {
 		t.Errorf("SetState = %+v, %v (%v)", res, err, f.States)
 	}
 
-	th := peer.ThreadInfo{Th: "thr_x", Peer: other.String(), Subject: "s", Unread: 2}
-	mirrored := peer.ThreadInfo{Th: "thr_x", Peer: other.String(), MirroredFrom: other.String()}
+	th := peer.ThreadInfo{Th: "thr_x", Peer: other, Subject: "s", Unread: 2}
+	mirrored := peer.ThreadInfo{Th: "thr_x", Peer: other, MirroredFrom: other}
 	f.ThreadList = []peer.ThreadInfo{th, mirrored}
 	var lines []peer.LineInfo
 	for seq := uint64(1); seq <= 5; seq++ {
-		lines = append(lines, peer.LineInfo{Dir: "in", From: other.String(), Line: json.RawMessage(`{"t":"msg"}`), Seq: seq})
+		lines = append(lines, peer.LineInfo{Dir: "in", From: other, Line: json.RawMessage(`{"t":"msg"}`), Seq: seq})
 	}
 	f.LinesByTh = map[string][]peer.LineInfo{"thr_x|": lines}
 	if ts, err := r.Threads(); err != nil || !reflect.DeepEqual(ts, f.ThreadList) {
 		t.Errorf("Threads = %+v, %v", ts, err)
 	}
-	if got, err := r.Thread("thr_x", other.String()); err != nil || !reflect.DeepEqual(got, mirrored) {
+	if got, err := r.Thread("thr_x", other); err != nil || !reflect.DeepEqual(got, mirrored) {
 		t.Errorf("Thread(mirrored) = %+v, %v", got, err)
 	}
-	if _, err := r.Thread("thr_none", ""); err == nil {
+	if _, err := r.Thread("thr_none", key.PublicKey{}); err == nil {
 		t.Error("Thread of an unknown thread: no error")
 	}
-	if ls, err := r.Lines("thr_x", ""); err != nil || len(ls) != 5 {
+	if ls, err := r.Lines("thr_x", key.PublicKey{}); err != nil || len(ls) != 5 {
 		t.Errorf("Lines = %d, %v", len(ls), err)
 	}
-	if ls, err := r.LinesLast("thr_x", "", 2); err != nil || len(ls) != 2 || ls[0].Seq != 4 || ls[1].Seq != 5 {
+	if ls, err := r.LinesLast("thr_x", key.PublicKey{}, 2); err != nil || len(ls) != 2 || ls[0].Seq != 4 || ls[1].Seq != 5 {
 		t.Errorf("LinesLast(2) = %+v, %v", ls, err)
 	}
-	if ls, err := r.LinesAfter("thr_x", "", 2, 2); err != nil || len(ls) != 2 || ls[0].Seq != 3 || ls[1].Seq != 4 {
+	if ls, err := r.LinesAfter("thr_x", key.PublicKey{}, 2, 2); err != nil || len(ls) != 2 || ls[0].Seq != 3 || ls[1].Seq != 4 {
 		t.Errorf("LinesAfter(2, 2) = %+v, %v", ls, err)
 	}
-	if ls, err := r.LinesAfter("thr_x", "", 3, 0); err != nil || len(ls) != 2 || ls[1].Seq != 5 {
+	if ls, err := r.LinesAfter("thr_x", key.PublicKey{}, 3, 0); err != nil || len(ls) != 2 || ls[1].Seq != 5 {
 		t.Errorf("LinesAfter(3, all) = %+v, %v", ls, err)
 	}
-	if err := r.MarkRead("thr_x", ""); err != nil || len(f.Reads) != 1 {
+	if err := r.MarkRead("thr_x", key.PublicKey{}); err != nil || len(f.Reads) != 1 {
 		t.Errorf("MarkRead: %v (%v)", err, f.Reads)
 	}
 
-	f.PeerList = []peer.PeerInfo{{Key: other.String(), Name: "o", Up: true, Listen: []string{}}}
+	f.PeerList = []peer.PeerInfo{{Key: other, Name: "o", Up: true, Listen: []string{}}}
 	if ps, err := r.Peers(); err != nil || !reflect.DeepEqual(ps, f.PeerList) {
 		t.Errorf("Peers = %+v, %v", ps, err)
 	}
-	if err := r.Trust(other.String(), true); err != nil || !f.TrustSet[other.String()] {
+	if err := r.Trust(other, true); err != nil || !f.TrustSet[other] {
 		t.Errorf("Trust: %v (%v)", err, f.TrustSet)
 	}
-	f.BlobList = []peer.BlobInfo{{Ref: "b1", From: other.String(), Size: 3, Complete: true}}
+	f.BlobList = []peer.BlobInfo{{Ref: "b1", From: other, Size: 3, Complete: true}}
 	f.BlobData = map[string][]byte{other.String() + "|b1": []byte("abc")}
 	if bs, err := r.Blobs(); err != nil || !reflect.DeepEqual(bs, f.BlobList) {
 		t.Errorf("Blobs = %+v, %v", bs, err)
 	}
-	rc, info, err := r.OpenBlob(other.String(), "b1")
+	rc, info, err := r.OpenBlob(other, "b1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRemoteIsTheBackend(t *testing.T) {
 		t.Errorf("OpenBlob = %q %+v", b, info)
 	}
 
-	f.PendingList = []peer.ApprovalRequest{{ID: "ap1", From: other.String(), Caps: []string{"exec"}}}
+	f.PendingList = []peer.ApprovalRequest{{ID: "ap1", From: other, Caps: []string{"exec"}}}
 	if ps := r.Pending(); len(ps) != 1 || ps[0].ID != "ap1" {
 		t.Errorf("Pending = %+v", ps)
 	}
@@ -129,7 +130,7 @@ func TestRemoteIsTheBackend(t *testing.T) {
 		t.Errorf("ApprovalHistory = %+v", hs)
 	}
 	f.GrantRaw = json.RawMessage(`{"caps":["exec"]}`)
-	if g, err := r.Grant(ctx, other.String(), []string{"exec"}, 90*time.Minute, nil, "n"); err != nil || string(g) != string(f.GrantRaw) || f.Granted[0].TTL != 90*time.Minute {
+	if g, err := r.Grant(ctx, other, []string{"exec"}, 90*time.Minute, nil, "n"); err != nil || string(g) != string(f.GrantRaw) || f.Granted[0].TTL != 90*time.Minute {
 		t.Errorf("Grant = %s, %v (%+v)", g, err, f.Granted)
 	}
 	f.GrantList = []peer.GrantInfo{{ID: "g1", Grant: f.GrantRaw, Issued: true}}
@@ -140,29 +141,29 @@ func TestRemoteIsTheBackend(t *testing.T) {
 		t.Errorf("RevokeGrant: %v (%v)", err, f.Revoked)
 	}
 	f.RequestResult = json.RawMessage(`{"exit":0}`)
-	if res, err := r.Request(ctx, other.String(), "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), ""); err != nil || string(res) != `{"exit":0}` {
+	if res, err := r.Request(ctx, other, "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), ""); err != nil || string(res) != `{"exit":0}` {
 		t.Errorf("Request = %s, %v", res, err)
 	}
 	f.RequestErr = &wire.Err{Code: wire.CodeForbidden, Msg: "no"}
 	var we *wire.Err
-	if _, err := r.Request(ctx, other.String(), "application/vnd.awp.exec+json", json.RawMessage(`{}`), ""); !errors.As(err, &we) || we.Code != wire.CodeForbidden {
+	if _, err := r.Request(ctx, other, "application/vnd.awp.exec+json", json.RawMessage(`{}`), ""); !errors.As(err, &we) || we.Code != wire.CodeForbidden {
 		t.Errorf("Request refused: %v, want the err line", err)
 	}
 
-	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(`{"origin":"x"}`), Hops: 1, From: other.String()}}
+	f.PresenceList = []peer.PresenceInfo{{Doc: json.RawMessage(`{"origin":"x"}`), Hops: 1, From: other}}
 	if ps := r.Presence(); len(ps) != 1 || string(ps[0].Doc) != `{"origin":"x"}` {
 		t.Errorf("Presence = %+v", ps)
 	}
 	if err := r.SetPresenceDetail("peers"); err != nil || r.PresenceDetail() != "peers" {
 		t.Errorf("presence detail: %v, %q", err, r.PresenceDetail())
 	}
-	if err := r.SetMirrorHosts([]string{other.String()}); err != nil || !reflect.DeepEqual(r.MirrorHosts(), []string{other.String()}) {
+	if err := r.SetMirrorHosts([]key.PublicKey{other}); err != nil || !reflect.DeepEqual(r.MirrorHosts(), []key.PublicKey{other}) {
 		t.Errorf("mirror hosts: %v, %v", err, r.MirrorHosts())
 	}
 	if err := r.SetMirror("thr_x", true); err != nil || !f.MirrorSet["thr_x"] {
 		t.Errorf("SetMirror: %v (%v)", err, f.MirrorSet)
 	}
-	if _, err := r.SetPrivate("thr_x", ""); err != nil || len(f.Privates) != 1 {
+	if _, err := r.SetPrivate("thr_x", key.PublicKey{}); err != nil || len(f.Privates) != 1 {
 		t.Errorf("SetPrivate: %v (%v)", err, f.Privates)
 	}
 	f.InviteV = "awp:abc"

@@ -49,7 +49,9 @@ func ResolveKey(s string, peers []peer.PeerInfo, self key.PublicKey) (key.Public
 	type cand struct{ key, name string }
 	all := make([]cand, 0, len(peers)+1)
 	for _, p := range peers {
-		all = append(all, cand{p.Key, p.Name})
+		if !p.Key.IsZero() {
+			all = append(all, cand{p.Key.String(), p.Name})
+		}
 	}
 	if !self.IsZero() {
 		all = append(all, cand{self.String(), "(this peer)"})
@@ -114,7 +116,7 @@ func (c *Client) ResolveKey(ctx context.Context, s string) (key.PublicKey, error
 	}
 	var self key.PublicKey
 	if id, err := c.Identity(ctx); err == nil {
-		self, _ = key.ParsePublic(id.Key)
+		self = id.Key
 	}
 	return ResolveKey(s, peers, self)
 }

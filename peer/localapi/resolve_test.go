@@ -19,7 +19,7 @@ func TestResolveKey(t *testing.T) {
 	}
 	a, b, self := mk(), mk(), mk()
 	c := mk() // named "bob" too: the name is then ambiguous
-	peers := []peer.PeerInfo{{Key: a.String(), Name: "alice"}, {Key: b.String(), Name: "bob"}, {Key: c.String(), Name: "bob"}}
+	peers := []peer.PeerInfo{{Key: a, Name: "alice"}, {Key: b, Name: "bob"}, {Key: c, Name: "bob"}}
 	unseen := mk()
 	at := func(k key.PublicKey, n int) string { return strings.TrimPrefix(k.String(), key.Prefix)[:n] }
 	ok := []struct {
@@ -50,7 +50,7 @@ func TestResolveKey(t *testing.T) {
 	if !errors.Is(err, ErrAmbiguousKey) || !strings.Contains(err.Error(), at(b, 12)) || !strings.Contains(err.Error(), at(c, 12)) {
 		t.Errorf("ResolveKey(bob) err = %v, want ambiguous listing both", err)
 	}
-	_, err = ResolveKey(at(a, 6), []peer.PeerInfo{{Key: a.String()}, {Key: a.String(), Name: "dup"}}, key.PublicKey{})
+	_, err = ResolveKey(at(a, 6), []peer.PeerInfo{{Key: a}, {Key: a, Name: "dup"}}, key.PublicKey{})
 	if err != nil {
 		t.Errorf("one key listed twice is not ambiguous: %v", err)
 	}

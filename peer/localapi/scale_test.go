@@ -80,30 +80,30 @@ func TestLinesLastEndpoint(t *testing.T) {
 	to, _ := key.NewPrivate()
 	var th string
 	for i := range 30 {
-		r, err := n.Send(ctx, peer.SendRequest{To: to.Public().String(), Th: th, Parts: []json.RawMessage{wire.TextPart(fmt.Sprint("line ", i))}})
+		r, err := n.Send(ctx, peer.SendRequest{To: to.Public(), Th: th, Parts: []json.RawMessage{wire.TextPart(fmt.Sprint("line ", i))}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		th = r.Th
 	}
-	all, err := c.Lines(ctx, th, "")
+	all, err := c.Lines(ctx, th, key.PublicKey{})
 	if err != nil || len(all) != 30 {
 		t.Fatalf("lines: %d, %v", len(all), err)
 	}
-	last, err := c.LinesLast(ctx, th, "", 7)
+	last, err := c.LinesLast(ctx, th, key.PublicKey{}, 7)
 	if err != nil || !reflect.DeepEqual(last, all[23:]) {
 		t.Fatalf("last 7 = %+v, %v", last, err)
 	}
-	if last, err := c.LinesLast(ctx, th, "", 100); err != nil || len(last) != 30 {
+	if last, err := c.LinesLast(ctx, th, key.PublicKey{}, 100); err != nil || len(last) != 30 {
 		t.Fatalf("last 100 of 30: %d, %v", len(last), err)
 	}
 	var re *localapi.RemoteError
 	for _, bad := range []int{0, -1, localapi.MaxLast + 1} {
-		if _, err := c.LinesLast(ctx, th, "", bad); !errors.As(err, &re) || re.Status != 400 {
+		if _, err := c.LinesLast(ctx, th, key.PublicKey{}, bad); !errors.As(err, &re) || re.Status != 400 {
 			t.Fatalf("last=%d: %v, want a 400", bad, err)
 		}
 	}
-	if _, err := c.LinesLast(ctx, "thr_none", "", 5); !errors.Is(err, peer.ErrNoThread) && (err == nil || !errors.As(err, &re)) {
+	if _, err := c.LinesLast(ctx, "thr_none", key.PublicKey{}, 5); !errors.Is(err, peer.ErrNoThread) && (err == nil || !errors.As(err, &re)) {
 		t.Fatalf("no such thread: %v", err)
 	}
 
@@ -111,7 +111,7 @@ func TestLinesLastEndpoint(t *testing.T) {
 	f.Lock()
 	f.LinesByTh = map[string][]peer.LineInfo{"thr_1|": {{Dir: "in", Seq: 1}, {Dir: "in", Seq: 2}, {Dir: "out", Seq: 3}}}
 	f.Unlock()
-	if last, err := fc.LinesLast(ctx, "thr_1", "", 2); err != nil || len(last) != 2 || last[0].Seq != 2 || last[1].Seq != 3 {
+	if last, err := fc.LinesLast(ctx, "thr_1", key.PublicKey{}, 2); err != nil || len(last) != 2 || last[0].Seq != 2 || last[1].Seq != 3 {
 		t.Fatalf("the fake's last 2 = %+v, %v", last, err)
 	}
 }
@@ -123,7 +123,7 @@ func TestThreadsFromNode(t *testing.T) {
 	ctx := context.Background()
 	to, _ := key.NewPrivate()
 	for _, s := range []string{"plain", `a "quoted" subject`, "tab\there\nnewline", "é and \u2028"} {
-		if _, err := n.Send(ctx, peer.SendRequest{To: to.Public().String(), Subject: s, Parts: []json.RawMessage{wire.TextPart(s)}}); err != nil {
+		if _, err := n.Send(ctx, peer.SendRequest{To: to.Public(), Subject: s, Parts: []json.RawMessage{wire.TextPart(s)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

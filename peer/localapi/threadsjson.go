@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // The thread list is the one large answer people wait for: 10,000 threads
@@ -41,7 +42,7 @@ func appendThread(b []byte, t *peer.ThreadInfo) []byte {
 	b = append(b, `{"th":`...)
 	b = appendJSONString(b, t.Th)
 	b = append(b, `,"peer":`...)
-	b = appendJSONString(b, t.Peer)
+	b = appendKey(b, t.Peer)
 	if t.PeerName != "" {
 		b = append(b, `,"peer_name":`...)
 		b = appendJSONString(b, t.PeerName)
@@ -62,13 +63,13 @@ func appendThread(b []byte, t *peer.ThreadInfo) []byte {
 		b = append(b, `,"last_text":`...)
 		b = appendJSONString(b, t.LastText)
 	}
-	if t.LastFrom != "" {
+	if !t.LastFrom.IsZero() {
 		b = append(b, `,"last_from":`...)
-		b = appendJSONString(b, t.LastFrom)
+		b = appendKey(b, t.LastFrom)
 	}
-	if t.MirroredFrom != "" {
+	if !t.MirroredFrom.IsZero() {
 		b = append(b, `,"mirrored_from":`...)
-		b = appendJSONString(b, t.MirroredFrom)
+		b = appendKey(b, t.MirroredFrom)
 	}
 	b = append(b, `,"mirror":`...)
 	b = strconv.AppendBool(b, t.Mirror)
@@ -172,8 +173,38 @@ func parseThreads(data []byte) (ths []peer.ThreadInfo, ok bool) {
 }
 
 type jsonParser struct {
-	b string
-	i int
+	b    string
+	i    int
+	keys map[string]key.PublicKey // keys read so far: a list repeats few
+}
+
+// key reads a key's text ("" is the zero key); a malformed key fails, and
+// the caller's encoding/json fallback reports it.
+func (p *jsonParser) key() (key.PublicKey, bool) {
+	s, ok := p.str()
+	if !ok {
+		return key.PublicKey{}, false
+	}
+	if k, ok := p.keys[s]; ok {
+		return k, true
+	}
+	var k key.PublicKey
+	if k.UnmarshalText([]byte(s)) != nil {
+		return key.PublicKey{}, false
+	}
+	if p.keys == nil {
+		p.keys = map[string]key.PublicKey{}
+	}
+	p.keys[s] = k
+	return k, true
+}
+
+// appendKey appends k's text as a JSON string: a key's text ("ed25519:"
+// and base64url) needs no escaping.
+func appendKey(b []byte, k key.PublicKey) []byte {
+	b = append(b, '"')
+	b, _ = k.AppendText(b)
+	return append(b, '"')
 }
 
 func (p *jsonParser) ws() {
@@ -223,7 +254,7 @@ func (p *jsonParser) thread(t *peer.ThreadInfo) bool {
 		case "th":
 			t.Th, ok = p.str()
 		case "peer":
-			t.Peer, ok = p.str()
+			t.Peer, ok = p.key()
 		case "peer_name":
 			t.PeerName, ok = p.str()
 		case "subject":
@@ -241,9 +272,9 @@ func (p *jsonParser) thread(t *peer.ThreadInfo) bool {
 		case "last_text":
 			t.LastText, ok = p.str()
 		case "last_from":
-			t.LastFrom, ok = p.str()
+			t.LastFrom, ok = p.key()
 		case "mirrored_from":
-			t.MirroredFrom, ok = p.str()
+			t.MirroredFrom, ok = p.key()
 		case "mirror":
 			t.Mirror, ok = p.bool()
 		case "private":

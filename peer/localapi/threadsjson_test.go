@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // stdThreads is what encoding/json writes for ths (the local API's
@@ -23,9 +24,9 @@ func stdThreads(t testing.TB, ths []peer.ThreadInfo) []byte {
 
 var trickyThreads = []peer.ThreadInfo{
 	{},
-	{Th: "thr_a", Peer: "ed25519:AAAA", PeerName: "bob", Subject: `say "hi" \ <b>&`, Mine: "working", Theirs: "done",
-		Unread: 3, Updated: "2026-12-01T10:00:00.000Z", Lines: 1 << 40, LastText: "line\nbreak\ttab\x01\x1f\u2028\u2029 é 日本", LastFrom: "ed25519:CCCC",
-		MirroredFrom: "ed25519:BBBB", Mirror: true, Private: true, Withdrawn: true},
+	{Th: "thr_a", Peer: key.MustParsePublic("ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"), PeerName: "bob", Subject: `say "hi" \ <b>&`, Mine: "working", Theirs: "done",
+		Unread: 3, Updated: "2026-12-01T10:00:00.000Z", Lines: 1 << 40, LastText: "line\nbreak\ttab\x01\x1f\u2028\u2029 é 日本", LastFrom: key.MustParsePublic("ed25519:11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"),
+		MirroredFrom: key.MustParsePublic("ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"), Mirror: true, Private: true, Withdrawn: true},
 	{Th: "thr_b", Subject: "bad utf-8: \xff\xfe end", Unread: -5, Lines: -1},
 	{LastText: "\u007f\u0080\U0001F600"},
 }
@@ -75,10 +76,10 @@ func TestThreadsJSONFields(t *testing.T) {
 		names = append(names, rt.Field(i).Name+" "+rt.Field(i).Type.String()+" "+string(rt.Field(i).Tag))
 	}
 	want := []string{
-		`Th string json:"th"`, `Peer string json:"peer"`, `PeerName string json:"peer_name,omitempty"`,
+		`Th string json:"th"`, `Peer key.PublicKey json:"peer"`, `PeerName string json:"peer_name,omitempty"`,
 		`Subject string json:"subject"`, `Mine string json:"mine"`, `Theirs string json:"theirs"`,
 		`Unread int json:"unread"`, `Updated string json:"updated"`, `Lines int json:"lines"`,
-		`LastText string json:"last_text,omitempty"`, `LastFrom string json:"last_from,omitempty"`, `MirroredFrom string json:"mirrored_from,omitempty"`,
+		`LastText string json:"last_text,omitempty"`, `LastFrom key.PublicKey json:"last_from,omitzero"`, `MirroredFrom key.PublicKey json:"mirrored_from,omitzero"`,
 		`Mirror bool json:"mirror"`, `Private bool json:"private"`, `Withdrawn bool json:"withdrawn,omitempty"`,
 	}
 	if !reflect.DeepEqual(names, want) {
@@ -93,6 +94,7 @@ func FuzzThreadsJSON(f *testing.F) {
 	f.Add(appendThreads(nil, trickyThreads))
 	f.Add([]byte(`[{"th":"a","unread":1,"mirror":true}]`))
 	f.Add([]byte(`[{"TH":"a"}]`))
+	f.Add([]byte(`[{"peer":"","last_from":"ed25519:nope"}]`)) // keys: "" is none, a bad one fails both ways
 	f.Add([]byte("[{\"subject\":\"\\ud800\\udc00 \xff\"}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if got, ok := parseThreads(data); ok {

@@ -38,10 +38,10 @@ type Fake struct {
 
 	// Data the listing methods return.
 	ThreadList  []peer.ThreadInfo
-	LinesByTh   map[string][]peer.LineInfo // keyed by th + "|" + from
+	LinesByTh   map[string][]peer.LineInfo // keyed by th + "|" + from's text ("" for none)
 	PeerList    []peer.PeerInfo
 	BlobList    []peer.BlobInfo
-	BlobData    map[string][]byte // keyed by from + "|" + ref
+	BlobData    map[string][]byte // keyed by from's text + "|" + ref
 	PendingList []peer.ApprovalRequest
 	History     []peer.ApprovalRecord // what ApprovalHistory returns
 
@@ -60,8 +60,8 @@ type Fake struct {
 	Sent      []peer.SendRequest
 	States    [][3]string // th, state, note
 	Connected []string
-	Reads     [][2]string // th, from
-	TrustSet  map[string]bool
+	Reads     [][2]string // th, from's text ("" for none)
+	TrustSet  map[key.PublicKey]bool
 	Decisions map[string]peer.Decision
 
 	// Grants and requests: GrantRaw is what Grant returns, GrantList what
@@ -79,9 +79,9 @@ type Fake struct {
 	// Presence and mirroring.
 	PresenceList []peer.PresenceInfo
 	Detail       string
-	Hosts        []string
+	Hosts        []key.PublicKey
 	MirrorSet    map[string]bool // th → on, recorded
-	Privates     [][2]string     // th, from, recorded
+	Privates     [][2]string     // th, from's text ("" for none), recorded
 
 	// Invites: InviteV is what Invite returns; AddKey and AddErr what
 	// AddInvite returns. Added records the invites.
@@ -173,13 +173,13 @@ func (f *Fake) Threads() ([]peer.ThreadInfo, error) {
 }
 
 // Lines implements localapi.Backend.
-func (f *Fake) Lines(th, from string) ([]peer.LineInfo, error) {
+func (f *Fake) Lines(th string, from key.PublicKey) ([]peer.LineInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return nil, f.Err
 	}
-	ls, ok := f.LinesByTh[th+"|"+from]
+	ls, ok := f.LinesByTh[th+"|"+from.String()]
 	if !ok {
 		return nil, fmt.Errorf("fake: no thread %s", th)
 	}
@@ -188,7 +188,7 @@ func (f *Fake) Lines(th, from string) ([]peer.LineInfo, error) {
 
 // Thread implements localapi.Backend: the ThreadList entry th (with
 // MirroredFrom from).
-func (f *Fake) Thread(th, from string) (peer.ThreadInfo, error) {
+func (f *Fake) Thread(th string, from key.PublicKey) (peer.ThreadInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
@@ -204,7 +204,7 @@ func (f *Fake) Thread(th, from string) (peer.ThreadInfo, error) {
 
 // LinesAfter implements localapi.Backend: the lines of Lines whose Seq
 // is above after, at most limit of them (0: all).
-func (f *Fake) LinesAfter(th, from string, after uint64, limit int) ([]peer.LineInfo, error) {
+func (f *Fake) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error) {
 	ls, err := f.Lines(th, from)
 	if err != nil {
 		return nil, err
@@ -219,10 +219,10 @@ func (f *Fake) LinesAfter(th, from string, after uint64, limit int) ([]peer.Line
 }
 
 // MarkRead implements localapi.Backend.
-func (f *Fake) MarkRead(th, from string) error {
+func (f *Fake) MarkRead(th string, from key.PublicKey) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.Reads = append(f.Reads, [2]string{th, from})
+	f.Reads = append(f.Reads, [2]string{th, from.String()})
 	return f.Err
 }
 
@@ -234,14 +234,14 @@ func (f *Fake) Peers() ([]peer.PeerInfo, error) {
 }
 
 // Trust implements localapi.Backend.
-func (f *Fake) Trust(k string, trusted bool) error {
+func (f *Fake) Trust(k key.PublicKey, trusted bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return f.Err
 	}
 	if f.TrustSet == nil {
-		f.TrustSet = map[string]bool{}
+		f.TrustSet = map[key.PublicKey]bool{}
 	}
 	f.TrustSet[k] = trusted
 	return nil
@@ -256,7 +256,7 @@ func (f *Fake) Blobs() ([]peer.BlobInfo, error) {
 
 // OpenBlob implements localapi.Backend: it opens a blob listed in
 // BlobList as complete and not corrupt whose bytes are in BlobData.
-func (f *Fake) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) {
+func (f *Fake) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, peer.BlobInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
@@ -266,7 +266,7 @@ func (f *Fake) OpenBlob(from, ref string) (io.ReadCloser, peer.BlobInfo, error) 
 		if b.From != from || b.Ref != ref {
 			continue
 		}
-		data, ok := f.BlobData[from+"|"+ref]
+		data, ok := f.BlobData[from.String()+"|"+ref]
 		if !ok || !b.Complete || b.Corrupt {
 			break
 		}
@@ -376,20 +376,20 @@ func (f *Fake) SetPresenceDetail(d string) error {
 }
 
 // MirrorHosts implements localapi.Backend.
-func (f *Fake) MirrorHosts() []string {
+func (f *Fake) MirrorHosts() []key.PublicKey {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.Hosts...)
+	return append([]key.PublicKey(nil), f.Hosts...)
 }
 
 // SetMirrorHosts implements localapi.Backend.
-func (f *Fake) SetMirrorHosts(hosts []string) error {
+func (f *Fake) SetMirrorHosts(hosts []key.PublicKey) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return f.Err
 	}
-	f.Hosts = append([]string(nil), hosts...)
+	f.Hosts = append([]key.PublicKey(nil), hosts...)
 	return nil
 }
 
@@ -408,13 +408,13 @@ func (f *Fake) SetMirror(th string, on bool) error {
 }
 
 // SetPrivate implements localapi.Backend; it returns SendResult.
-func (f *Fake) SetPrivate(th, from string) (peer.SendResult, error) {
+func (f *Fake) SetPrivate(th string, from key.PublicKey) (peer.SendResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return peer.SendResult{}, f.Err
 	}
-	f.Privates = append(f.Privates, [2]string{th, from})
+	f.Privates = append(f.Privates, [2]string{th, from.String()})
 	return f.SendResult, nil
 }
 
@@ -467,7 +467,7 @@ func (f *Fake) SetExecSandbox(mode string) error {
 }
 
 // LinesLast implements localapi.Backend: the last n lines of Lines.
-func (f *Fake) LinesLast(th, from string, n int) ([]peer.LineInfo, error) {
+func (f *Fake) LinesLast(th string, from key.PublicKey, n int) ([]peer.LineInfo, error) {
 	ls, err := f.Lines(th, from)
 	if len(ls) > n {
 		ls = ls[len(ls)-n:]

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // The fake's approvals, grants and profile requests.
@@ -40,22 +41,23 @@ func (f *Fake) Decide(id string, d peer.Decision) error {
 
 // GrantCall is one recorded Grant.
 type GrantCall struct {
-	To   string
+	To   key.PublicKey
 	Caps []string
 	TTL  time.Duration
-	On   []string
+	On   []key.PublicKey
 	Note string
 }
 
 // RequestCall is one recorded Request.
 type RequestCall struct {
-	To, Mime string
-	Data     json.RawMessage
-	Th       string
+	To   key.PublicKey
+	Mime string
+	Data json.RawMessage
+	Th   string
 }
 
 // Grant implements localapi.Backend.
-func (f *Fake) Grant(ctx context.Context, to string, caps []string, ttl time.Duration, on []string, note string) (json.RawMessage, error) {
+func (f *Fake) Grant(ctx context.Context, to key.PublicKey, caps []string, ttl time.Duration, on []key.PublicKey, note string) (json.RawMessage, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
@@ -84,7 +86,7 @@ func (f *Fake) RevokeGrant(id string) error {
 }
 
 // Request implements localapi.Backend.
-func (f *Fake) Request(ctx context.Context, to, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
+func (f *Fake) Request(ctx context.Context, to key.PublicKey, mime string, data json.RawMessage, th string) (json.RawMessage, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {

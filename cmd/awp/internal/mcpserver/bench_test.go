@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -37,11 +38,11 @@ func benchSend(b *testing.B, noSync bool) {
 	s := open(b, a)
 	ctx := context.Background()
 	to := bob.Key().String()
-	first, err := a.c.Send(ctx, peer.SendRequest{To: to, Subject: "bench", Parts: []json.RawMessage{wire.TextPart("start")}})
+	first, err := a.c.Send(ctx, peer.SendRequest{To: key.MustParsePublic(to), Subject: "bench", Parts: []json.RawMessage{wire.TextPart("start")}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := peer.SendRequest{To: to, Th: first.Th, Parts: []json.RawMessage{wire.TextPart("a line of the benchmark")}}
+	req := peer.SendRequest{To: key.MustParsePublic(to), Th: first.Th, Parts: []json.RawMessage{wire.TextPart("a line of the benchmark")}}
 	args := map[string]any{"to": to, "th": first.Th, "text": "a line of the benchmark"}
 	var api, viaMCP time.Duration
 	b.ResetTimer()
@@ -99,7 +100,7 @@ func benchWake(b *testing.B, peek bool) {
 			time.Sleep(100 * time.Microsecond)
 		}
 		time.Sleep(2 * time.Millisecond)
-		r, err := bob.Send(ctx, peer.SendRequest{To: a.Key().String(), Th: th, Subject: "wake", Parts: []json.RawMessage{wire.TextPart("wake up")}})
+		r, err := bob.Send(ctx, peer.SendRequest{To: a.Key(), Th: th, Subject: "wake", Parts: []json.RawMessage{wire.TextPart("wake up")}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func benchWake(b *testing.B, peek bool) {
 			time.Sleep(100 * time.Microsecond)
 		}
 		if peek {
-			if err := a.MarkRead(th, ""); err != nil {
+			if err := a.MarkRead(th, key.PublicKey{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -44,7 +44,7 @@ func (s *Server) askGrant(ctx context.Context, in RequestIn, k key.PublicKey, mi
 	if reason == "" {
 		reason = describe(in)
 	}
-	gr := peer.GrantRequest{Caps: []string{profile.Cap(mime)}, Sub: id.Key, On: []string{k.String()}, TTL: int64(ttl), Reason: reason}
+	gr := peer.GrantRequest{Caps: []string{profile.Cap(mime)}, Sub: id.Key.String(), On: []string{k.String()}, TTL: int64(ttl), Reason: reason}
 	b, _ := json.Marshal(gr) // strings and numbers always marshal
 	part, err := wire.DataPart(peer.MimeGrantRequest, b)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *Server) askGrant(ctx context.Context, in RequestIn, k key.PublicKey, mi
 	}
 	defer stream.Close()
 	sent, err := call(s, dctx, func(ctx context.Context) (peer.SendResult, error) {
-		return s.c.Send(ctx, peer.SendRequest{To: from.String(), Subject: fmt.Sprintf("grant request: %s on %s", profile.Cap(mime), k.Short()),
+		return s.c.Send(ctx, peer.SendRequest{To: from, Subject: fmt.Sprintf("grant request: %s on %s", profile.Cap(mime), k.Short()),
 			Parts: []json.RawMessage{part}})
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -47,8 +48,8 @@ type Part struct {
 
 // lineView decodes a stored line. names gives a key's name ("" unknown);
 // full keeps every part whole.
-func lineView(th string, li peer.LineInfo, names func(string) string, full bool) Line {
-	l := Line{Th: th, Seq: li.Seq, Dir: li.Dir, From: li.From, FromName: names(li.From), Acked: li.Acked}
+func lineView(th string, li peer.LineInfo, names func(key.PublicKey) string, full bool) Line {
+	l := Line{Th: th, Seq: li.Seq, Dir: li.Dir, From: li.From.String(), FromName: names(li.From), Acked: li.Acked}
 	f, err := wire.Decode(li.Line)
 	if err != nil {
 		// Stored lines were valid when stored; say what is there anyway.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/nodetest"
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -26,7 +27,7 @@ func (p policy) Approve(_ context.Context, r peer.ApprovalRequest) (peer.Decisio
 // grantTo has b issue a grant of caps to a and waits until a stored it.
 func grantTo(t *testing.T, b, a *node, caps ...string) {
 	t.Helper()
-	if _, err := b.Grant(context.Background(), a.Key().String(), caps, time.Hour, nil, "test"); err != nil {
+	if _, err := b.Grant(context.Background(), a.Key(), caps, time.Hour, nil, "test"); err != nil {
 		t.Fatal(err)
 	}
 	nodetest.Eventually(t, "the grant at alice", func() bool {
@@ -38,7 +39,7 @@ func grantTo(t *testing.T, b, a *node, caps ...string) {
 // requestData finds the data of the request line in thread th at n.
 func storedRequest(t *testing.T, n *node, th string) map[string]any {
 	t.Helper()
-	lines, err := n.Lines(th, "")
+	lines, err := n.Lines(th, key.PublicKey{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +156,8 @@ func TestRequestAskGrant(t *testing.T) {
 	if g == nil || g.Answer != "granted" || g.To != b.Key().String() || !strings.HasPrefix(g.Th, "thr_") {
 		t.Fatalf("grant request = %+v", g)
 	}
-	if asked.Reason != "run the tests" || len(asked.Caps) != 1 || asked.Caps[0] != "exec" || asked.Sub != a.Key().String() ||
-		len(asked.On) != 1 || asked.On[0] != b.Key().String() || asked.TTL != DefaultGrantTTLSeconds {
+	if asked.Reason != "run the tests" || len(asked.Caps) != 1 || asked.Caps[0] != "exec" || asked.Sub != a.Key() ||
+		len(asked.On) != 1 || asked.On[0] != b.Key() || asked.TTL != DefaultGrantTTLSeconds {
 		t.Fatalf("bob was asked %+v", asked)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) readThread(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if !ok || !wire.ValidThread(th) {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	out, err := s.thread(ctx, th, "", 0, MaxShowLimit, false)
+	out, err := s.thread(ctx, th, key.PublicKey{}, 0, MaxShowLimit, false)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
@@ -137,7 +138,7 @@ func (s *Server) watch(up chan struct{}) {
 				break
 			}
 			switch {
-			case ev.Type == peer.EventLine && ev.Line != nil && ev.Line.MirroredFrom == "" && !ev.Replayed:
+			case ev.Type == peer.EventLine && ev.Line != nil && ev.Line.MirroredFrom.IsZero() && !ev.Replayed:
 				s.updated(ThreadURI(ev.Th))
 				if ev.Line.Dir == "in" {
 					s.updated(InboxURI)

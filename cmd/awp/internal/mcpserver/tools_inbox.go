@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) filter(ctx context.Context, th, from string) (filter, error) {
 		if err != nil {
 			return filter{}, err
 		}
-		f.from = k.String()
+		f.from = k
 	}
 	return f, nil
 }
@@ -91,13 +92,13 @@ func (s *Server) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*
 	if limit == 0 {
 		limit = DefaultShowLimit
 	}
-	sharer := ""
+	var sharer key.PublicKey
 	if strings.TrimSpace(in.Sharer) != "" {
 		k, err := s.resolve(ctx, in.Sharer)
 		if err != nil {
 			return nil, ShowOut{}, err
 		}
-		sharer = k.String()
+		sharer = k
 	}
 	out, err := s.thread(ctx, in.Th, sharer, in.After, limit, in.Full)
 	if err != nil {
@@ -106,10 +107,10 @@ func (s *Server) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*
 	return text(renderShow(out)), out, nil
 }
 
-// thread reads up to limit lines of thread th (mirrored from sharer, ""
-// for this peer's own): the first ones after seq after, or with after 0
-// the newest ones.
-func (s *Server) thread(ctx context.Context, th, sharer string, after uint64, limit int, full bool) (ShowOut, error) {
+// thread reads up to limit lines of thread th (mirrored from sharer, the
+// zero key for this peer's own): the first ones after seq after, or with
+// after 0 the newest ones.
+func (s *Server) thread(ctx context.Context, th string, sharer key.PublicKey, after uint64, limit int, full bool) (ShowOut, error) {
 	lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, th, sharer) })
 	if err != nil {
 		return ShowOut{}, err
@@ -123,13 +124,15 @@ func (s *Server) thread(ctx context.Context, th, sharer string, after uint64, li
 		return ShowOut{}, err
 	}
 	out := ShowOut{Th: th, Total: len(lines), Lines: []Line{}}
+	var other key.PublicKey
 	for _, t := range ths {
 		if t.Th == th && t.MirroredFrom == sharer {
-			out.Peer, out.PeerName, out.Subject, out.Mine, out.Theirs, out.Unread = t.Peer, t.PeerName, t.Subject, t.Mine, t.Theirs, t.Unread
+			other = t.Peer
+			out.Peer, out.PeerName, out.Subject, out.Mine, out.Theirs, out.Unread = t.Peer.String(), t.PeerName, t.Subject, t.Mine, t.Theirs, t.Unread
 			break
 		}
 	}
-	names := namer(id, out.Peer, out.PeerName)
+	names := namer(id, other, out.PeerName)
 	lo, hi := 0, len(lines) // the window shown: lines[lo:hi]
 	if after > 0 {
 		for lo < len(lines) && lines[lo].Seq <= after {
@@ -147,8 +150,8 @@ func (s *Server) thread(ctx context.Context, th, sharer string, after uint64, li
 }
 
 // namer names this peer and the other party of a thread.
-func namer(id localapi.Identity, other, otherName string) func(string) string {
-	return func(k string) string {
+func namer(id localapi.Identity, other key.PublicKey, otherName string) func(key.PublicKey) string {
+	return func(k key.PublicKey) string {
 		switch k {
 		case id.Key:
 			return id.Name

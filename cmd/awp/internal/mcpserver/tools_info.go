@@ -30,7 +30,7 @@ func (s *Server) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (
 	if err != nil {
 		return nil, WhoamiOut{}, err
 	}
-	out := WhoamiOut{Key: id.Key, Name: id.Name, Listen: nonNil(id.Listen), Invite: inv}
+	out := WhoamiOut{Key: id.Key.String(), Name: id.Name, Listen: nonNil(id.Listen), Invite: inv}
 	return text(renderWhoami(out)), out, nil
 }
 
@@ -91,8 +91,8 @@ func (s *Server) peers(ctx context.Context, _ *mcp.CallToolRequest, in PeersIn) 
 		if in.Up && !p.Up {
 			continue
 		}
-		out.Peers = append(out.Peers, PeerOut{Key: p.Key, Name: p.Name, About: p.About, Up: p.Up, Trusted: p.Trusted,
-			RTTms: p.RTTms, LastSeen: p.LastSeen, IntroducedBy: p.IntroducedBy, Listen: p.Listen, Presence: summaries[p.Key]})
+		out.Peers = append(out.Peers, PeerOut{Key: p.Key.String(), Name: p.Name, About: p.About, Up: p.Up, Trusted: p.Trusted,
+			RTTms: p.RTTms, LastSeen: p.LastSeen, IntroducedBy: p.IntroducedBy.String(), Listen: p.Listen, Presence: summaries[p.Key.String()]})
 	}
 	return text(renderPeers(out)), out, nil
 }

@@ -133,7 +133,7 @@ func (s *Server) runRequest(ctx context.Context, k key.PublicKey, mime string, d
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	res, err := call(s, dctx, func(ctx context.Context) (json.RawMessage, error) {
-		return s.c.Request(ctx, localapi.ProfileRequest{To: k.String(), Mime: mime, Data: raw, Th: th})
+		return s.c.Request(ctx, localapi.ProfileRequest{To: k, Mime: mime, Data: raw, Th: th})
 	})
 	if err != nil && ctx.Err() == nil && dctx.Err() == context.DeadlineExceeded {
 		return nil, &noAnswerError{exp: data["exp"].(string)}

@@ -50,12 +50,12 @@ func (s *Server) send(ctx context.Context, _ *mcp.CallToolRequest, in SendIn) (*
 	if err != nil {
 		return nil, SendOut{}, err
 	}
-	r.To = k.String()
+	r.To = k
 	res, err := call(s, ctx, func(ctx context.Context) (peer.SendResult, error) { return s.c.Send(ctx, r) })
 	if err != nil {
 		return nil, SendOut{}, err
 	}
-	out := SendOut{ID: res.ID, Th: res.Th, To: r.To}
+	out := SendOut{ID: res.ID, Th: res.Th, To: r.To.String()}
 	return text(fmt.Sprintf("Sent line %s in thread %s to %s. Its answers come with awp_wait (th %q).", out.ID, out.Th, out.To, out.Th)), out, nil
 }
 

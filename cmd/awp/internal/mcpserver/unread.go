@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -21,16 +22,21 @@ type ThreadLines struct {
 }
 
 // filter selects threads by id and by the other party's key ("" any).
-type filter struct{ th, from string }
+// filter selects threads: by id th ("": any) and by other party from
+// (the zero key: any).
+type filter struct {
+	th   string
+	from key.PublicKey
+}
 
-func (f filter) match(th, peerKey string) bool {
-	return (f.th == "" || f.th == th) && (f.from == "" || f.from == peerKey)
+func (f filter) match(th string, peerKey key.PublicKey) bool {
+	return (f.th == "" || f.th == th) && (f.from.IsZero() || f.from == peerKey)
 }
 
 // matchEvent reports whether ev is a new inbound line f selects.
 func (f filter) matchEvent(ev peer.Event) bool {
 	return ev.Type == peer.EventLine && ev.Line != nil && ev.Line.Dir == "in" && !ev.Replayed &&
-		ev.Line.MirroredFrom == "" && f.match(ev.Th, ev.Peer)
+		ev.Line.MirroredFrom.IsZero() && f.match(ev.Th, ev.Peer)
 }
 
 // candidate is a thread with unread lines, as first listed, and its lines.
@@ -59,14 +65,14 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 	var cands []*candidate
 	budget := MaxAnswerLines
 	for _, t := range ths {
-		if t.MirroredFrom != "" || t.Unread == 0 || !f.match(t.Th, t.Peer) {
+		if !t.MirroredFrom.IsZero() || t.Unread == 0 || !f.match(t.Th, t.Peer) {
 			continue
 		}
 		if budget <= 0 {
 			more = true
 			break
 		}
-		lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, t.Th, "") })
+		lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, t.Th, key.PublicKey{}) })
 		if err != nil {
 			return nil, false, err
 		}
@@ -80,9 +86,9 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 	}
 	budget = MaxAnswerLines
 	for i, c := range cands {
-		tl := ThreadLines{Th: c.t.Th, Peer: c.t.Peer, PeerName: c.t.PeerName, Subject: c.t.Subject,
+		tl := ThreadLines{Th: c.t.Th, Peer: c.t.Peer.String(), PeerName: c.t.PeerName, Subject: c.t.Subject,
 			Mine: c.t.Mine, Theirs: c.t.Theirs, Lines: []Line{}}
-		names := func(k string) string {
+		names := func(k key.PublicKey) string {
 			if k == c.t.Peer {
 				return c.t.PeerName
 			}
@@ -118,7 +124,7 @@ func (s *Server) markCandidates(ctx context.Context, cands []*candidate, peek bo
 	if !peek && len(cands) > 0 {
 		for _, c := range cands {
 			th := c.t.Th
-			if err := call0(s, ctx, func(ctx context.Context) error { return s.c.MarkRead(ctx, th, "") }); err != nil {
+			if err := call0(s, ctx, func(ctx context.Context) error { return s.c.MarkRead(ctx, th, key.PublicKey{}) }); err != nil {
 				return nil, err
 			}
 		}
@@ -128,7 +134,7 @@ func (s *Server) markCandidates(ctx context.Context, cands []*candidate, peek bo
 		}
 		now := map[string]peer.ThreadInfo{}
 		for _, t := range after {
-			if t.MirroredFrom == "" {
+			if t.MirroredFrom.IsZero() {
 				now[t.Th] = t
 			}
 		}
@@ -139,7 +145,7 @@ func (s *Server) markCandidates(ctx context.Context, cands []*candidate, peek bo
 			}
 			if last := uint64(t2.Lines); len(c.lines) == 0 || c.lines[len(c.lines)-1].Seq < last {
 				th := c.t.Th
-				lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, th, "") })
+				lines, err := call(s, ctx, func(ctx context.Context) ([]peer.LineInfo, error) { return s.c.Lines(ctx, th, key.PublicKey{}) })
 				if err != nil {
 					return nil, err
 				}
