@@ -58,7 +58,7 @@ bench: awp
 
 # Hostile peers wearing one node down (issue 18): CPU seconds, memory and
 # descriptors each attack costs, and what a legitimate peer sees meanwhile
-# (BENCHMARKS.md "Under attack: …"). The disk attack needs a tmpfs, so
+# (docs/performance.md "Under attack: …"). The disk attack needs a tmpfs, so
 # root; it is skipped otherwise.
 bench-attack:
 	$(GO) test -run '^$$' -bench 'Attack' -benchtime 1x -timeout 40m ./peer/
@@ -78,7 +78,8 @@ smoke: deps-test
 	AWP_IDLE_SECONDS=$${AWP_IDLE_SECONDS:-5} scripts/app/smoke.sh
 
 # The tray app's idle CPU and RSS (60 s, one idle peer, no window) and
-# menu click → window: BENCHMARKS.md "Tray app".
+# menu click → window: BENCHMARKS.md "Tray app" (the figures) and
+# docs/performance.md "The tray app" (the method).
 measure-idle: deps-test
 	scripts/app/measure-idle.sh
 

@@ -22,8 +22,8 @@ import (
 // The attacks of issue 18 (items 10, 11, 12, 15) at the issue's sizes,
 // each measured on one node: CPU seconds of the process, resident memory
 // added, descriptors open, and what a legitimate peer sees meanwhile.
-// `make bench-attack` runs them once each; BENCHMARKS.md "Under attack:
-// blobs, memory, disk" has the figures. They use only the node's API and
+// `make bench-attack` runs them once each; docs/performance.md "Under
+// attack: blobs, memory, disk" has the figures. They use only the node's API and
 // the wire (raw peers), so the same file runs against earlier versions.
 
 // procFDs counts this process's open file descriptors (-1 when it cannot:

@@ -43,8 +43,8 @@ func handshakeAsPeer(b testing.TB, n *testNode) {
 	p.finishHandshake()
 }
 
-// BenchmarkConnectUnderAttack (issue 18 item 13, BENCHMARKS.md "Under
-// attack: connections"): what a legitimate peer pays to connect (a TCP
+// BenchmarkConnectUnderAttack (issue 18 item 13, docs/performance.md
+// "Under attack: connections"): what a legitimate peer pays to connect (a TCP
 // dial and a whole handshake, as a peer runs it) while 300 connections
 // sit idle on the node (idle300: opened once from the peer's own address,
 // never a byte sent), or are reopened as fast as the node closes them

@@ -20,7 +20,7 @@ import (
 // runs (60 s by default, the node connected to one idle peer, no window
 // open), and menu click → window mapped. They are logged as "BENCH" lines
 // and compared with the goals in the log, never asserted: the machine is
-// shared (make measure-idle runs them for BENCHMARKS.md).
+// shared (make measure-idle runs them for BENCHMARKS.md "Tray app").
 
 // Goals of issue 20 item 1.
 const (

@@ -14,7 +14,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// Figures for BENCHMARKS.md ("awp mcp"). Both run real nodes with their
+// Figures for docs/performance.md ("awp mcp"). Both run real nodes with their
 // stores on disk (fsync on) and the local API on its socket; the MCP
 // client is the SDK's, over in-memory pipes (stdio costs the same copies).
 //
