@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/awp-tray/awp-tray/internal/dirsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
@@ -142,18 +143,10 @@ func removeKeyFile(path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// syncDir makes a new or removed name in dir durable. Windows cannot sync a
-// directory; there it does nothing.
+// syncDir makes a new or removed name in dir durable (dirsync.Sync: not
+// on Windows, which cannot sync a directory).
 func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("keystore: sync data directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := dirsync.Sync(dir); err != nil {
 		return fmt.Errorf("keystore: sync data directory: %w", err)
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/awp-tray/awp-tray/internal/dirsync"
 )
 
 // genBlob is one planned blob file.
@@ -156,7 +158,7 @@ func (w *blobWriter) finish() error {
 		return err
 	}
 	for _, d := range []string{"in", "out"} {
-		if err := syncDir(filepath.Join(w.dir, "blobs", d)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := dirsync.Sync(filepath.Join(w.dir, "blobs", d)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
@@ -188,13 +190,4 @@ func writeFileSync(path string, parts ...[]byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

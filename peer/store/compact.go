@@ -10,6 +10,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/awp-tray/awp-tray/internal/dirsync"
 )
 
 // Compaction rewrites awp.db into a new file holding only live pages, then
@@ -124,7 +126,7 @@ func Compact(dir string, progress func(CompactProgress)) (CompactResult, error) 
 		os.Remove(tmp)
 		return res, fmt.Errorf("store: compact: swap: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := dirsync.Sync(dir); err != nil {
 		return res, fmt.Errorf("store: compact: swap: %w", err)
 	}
 	res.Keys = prog.Keys
@@ -280,13 +282,4 @@ func walkBucket(b *bolt.Bucket, path [][]byte, fn func(path [][]byte, k, v []byt
 // left (Open calls it once it holds the store's lock).
 func removeCompactLeftover(dir string) {
 	_ = os.Remove(filepath.Join(dir, "awp.db"+compactSuffix))
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
