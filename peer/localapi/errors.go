@@ -100,7 +100,8 @@ func errorCode(err error) string {
 	if errors.As(err, &we) {
 		return codePeerErr
 	}
-	if errors.Is(err, peer.ErrBadKey) {
+	var br badRequest
+	if errors.Is(err, peer.ErrBadKey) || errors.As(err, &br) {
 		return codeBadRequest // no key, or the node's own, where a peer's is needed
 	}
 	return codeBackend

@@ -24,46 +24,25 @@ func (s *Server) handleID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleConnect(w http.ResponseWriter, r *http.Request) {
-	var req connectRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.Addr == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: connect: addr is required")
-		return
-	}
-	k, err := s.Backend.Connect(r.Context(), req.Addr)
-	if err != nil {
-		s.fail(w, "connect", err)
-		return
-	}
-	writeJSON(w, connectResponse{Key: k})
+	serve(s, w, r, "connect", func(req connectRequest) (any, error) {
+		if req.Addr == "" {
+			return nil, badRequest("localapi: connect: addr is required")
+		}
+		k, err := s.Backend.Connect(r.Context(), req.Addr)
+		return connectResponse{Key: k}, err
+	})
 }
 
 func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
-	var req peer.SendRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	res, err := s.Backend.Send(r.Context(), req)
-	if err != nil {
-		s.fail(w, "send", err)
-		return
-	}
-	writeJSON(w, res)
+	serve(s, w, r, "send", func(req peer.SendRequest) (any, error) {
+		return s.Backend.Send(r.Context(), req)
+	})
 }
 
 func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
-	var req stateRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	res, err := s.Backend.SetState(r.Context(), req.Th, req.State, req.Note)
-	if err != nil {
-		s.fail(w, "state", err)
-		return
-	}
-	writeJSON(w, res)
+	serve(s, w, r, "state", func(req stateRequest) (any, error) {
+		return s.Backend.SetState(r.Context(), req.Th, req.State, req.Note)
+	})
 }
 
 func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
@@ -79,12 +58,7 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 // all) it lists only the lines after that one, as many as limit.
 func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	th := q.Get("th")
-	if th == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: lines: th is required")
-		return
-	}
-	from, ok := queryKey(w, q, "lines", "from")
+	th, from, ok := queryThread(w, q, "lines")
 	if !ok {
 		return
 	}
@@ -131,67 +105,37 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	th := q.Get("th")
-	if th == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: thread: th is required")
-		return
-	}
-	from, ok := queryKey(w, q, "thread", "from")
+	th, from, ok := queryThread(w, r.URL.Query(), "thread")
 	if !ok {
 		return
 	}
 	t, err := s.Backend.Thread(th, from)
-	if err != nil {
-		s.fail(w, "thread", err)
-		return
-	}
-	writeJSON(w, t)
+	s.reply(w, "thread", t, err)
 }
 
 func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
-	var req readRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := s.Backend.MarkRead(req.Th, req.From); err != nil {
-		s.fail(w, "read", err)
-		return
-	}
-	writeJSON(w, struct{}{})
+	serve(s, w, r, "read", func(req readRequest) (any, error) {
+		return struct{}{}, s.Backend.MarkRead(req.Th, req.From)
+	})
 }
 
 func (s *Server) handlePeers(w http.ResponseWriter, r *http.Request) {
 	ps, err := s.Backend.Peers()
-	if err != nil {
-		s.fail(w, "peers", err)
-		return
-	}
 	for i := range ps {
 		ps[i].Listen = nonNil(ps[i].Listen)
 	}
-	writeJSON(w, nonNil(ps))
+	s.reply(w, "peers", nonNil(ps), err)
 }
 
 func (s *Server) handleTrust(w http.ResponseWriter, r *http.Request) {
-	var req trustRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := s.Backend.Trust(req.Key, req.Trusted); err != nil {
-		s.fail(w, "trust", err)
-		return
-	}
-	writeJSON(w, struct{}{})
+	serve(s, w, r, "trust", func(req trustRequest) (any, error) {
+		return struct{}{}, s.Backend.Trust(req.Key, req.Trusted)
+	})
 }
 
 func (s *Server) handleBlobs(w http.ResponseWriter, r *http.Request) {
 	bs, err := s.Backend.Blobs()
-	if err != nil {
-		s.fail(w, "blobs", err)
-		return
-	}
-	writeJSON(w, nonNil(bs))
+	s.reply(w, "blobs", nonNil(bs), err)
 }
 
 // handleBlob streams a blob's bytes; its BlobInfo travels in a header so
@@ -233,16 +177,43 @@ func (s *Server) handleApprovalHistory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
-	var req decideRequest
+	serve(s, w, r, "decide", func(req decideRequest) (any, error) {
+		return struct{}{}, s.Backend.Decide(req.ID, req.Decision)
+	})
+}
+
+// serve answers a POST endpoint: it decodes the body into a T (400 when
+// it cannot), calls do with it and answers with what do returns (reply).
+// do returns a badRequest for a request it refuses before calling the
+// node.
+func serve[T any](s *Server, w http.ResponseWriter, r *http.Request, op string, do func(req T) (any, error)) {
+	var req T
 	if !s.decode(w, r, &req) {
 		return
 	}
-	if err := s.Backend.Decide(req.ID, req.Decision); err != nil {
-		s.fail(w, "decide", err)
-		return
-	}
-	writeJSON(w, struct{}{})
+	v, err := do(req)
+	s.reply(w, op, v, err)
 }
+
+// reply answers with v, or with the failure err (fail) when err is not
+// nil. A json.RawMessage goes out byte for byte (writeRaw): writeJSON
+// would compact it.
+func (s *Server) reply(w http.ResponseWriter, op string, v any, err error) {
+	switch raw, isRaw := v.(json.RawMessage); {
+	case err != nil:
+		s.fail(w, op, err)
+	case isRaw:
+		writeRaw(w, raw)
+	default:
+		writeJSON(w, v)
+	}
+}
+
+// badRequest is a request refused before the node was asked: status 400,
+// code bad_request, the message as it is.
+type badRequest string
+
+func (e badRequest) Error() string { return string(e) }
 
 // decode reads a JSON request body into v, answering 400 when it cannot.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
@@ -252,6 +223,19 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// queryThread reads the thread a GET names: th (required) and from (the
+// sharer of a mirrored thread, absent for the node's own), answering 400
+// when th is missing or from is not a key.
+func queryThread(w http.ResponseWriter, q url.Values, op string) (string, key.PublicKey, bool) {
+	th := q.Get("th")
+	if th == "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: "+op+": th is required")
+		return "", key.PublicKey{}, false
+	}
+	from, ok := queryKey(w, q, op, "from")
+	return th, from, ok
 }
 
 // queryKey reads the key in query parameter name ("" or absent: the zero

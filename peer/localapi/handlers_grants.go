@@ -11,50 +11,30 @@ import (
 // POST /v0/revoke, POST /v0/request.
 
 func (s *Server) handleGrant(w http.ResponseWriter, r *http.Request) {
-	var req GrantRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.To.IsZero() || len(req.Caps) == 0 || req.TTL == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: grant: to, caps and ttl are required")
-		return
-	}
-	ttl, err := time.ParseDuration(req.TTL)
-	if err != nil || ttl <= 0 {
-		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("localapi: grant: ttl %q: want a positive Go duration", req.TTL))
-		return
-	}
-	g, err := s.Backend.Grant(r.Context(), req.To, req.Caps, ttl, req.On, req.Note)
-	if err != nil {
-		s.fail(w, "grant", err)
-		return
-	}
-	writeRaw(w, g)
+	serve(s, w, r, "grant", func(req GrantRequest) (any, error) {
+		if req.To.IsZero() || len(req.Caps) == 0 || req.TTL == "" {
+			return nil, badRequest("localapi: grant: to, caps and ttl are required")
+		}
+		ttl, err := time.ParseDuration(req.TTL)
+		if err != nil || ttl <= 0 {
+			return nil, badRequest(fmt.Sprintf("localapi: grant: ttl %q: want a positive Go duration", req.TTL))
+		}
+		return s.Backend.Grant(r.Context(), req.To, req.Caps, ttl, req.On, req.Note)
+	})
 }
 
 func (s *Server) handleGrants(w http.ResponseWriter, r *http.Request) {
 	gs, err := s.Backend.Grants()
-	if err != nil {
-		s.fail(w, "grants", err)
-		return
-	}
-	writeJSON(w, nonNil(gs))
+	s.reply(w, "grants", nonNil(gs), err)
 }
 
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	var req revokeRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.ID == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: revoke: id is required")
-		return
-	}
-	if err := s.Backend.RevokeGrant(req.ID); err != nil {
-		s.fail(w, "revoke", err)
-		return
-	}
-	writeJSON(w, struct{}{})
+	serve(s, w, r, "revoke", func(req revokeRequest) (any, error) {
+		if req.ID == "" {
+			return nil, badRequest("localapi: revoke: id is required")
+		}
+		return struct{}{}, s.Backend.RevokeGrant(req.ID)
+	})
 }
 
 // handleRequest sends a profile request and answers with the result part's
@@ -62,20 +42,12 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 // It waits as long as the client does: the request's context is the
 // node's deadline.
 func (s *Server) handleRequest(w http.ResponseWriter, r *http.Request) {
-	var req ProfileRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.To.IsZero() || req.Mime == "" || len(req.Data) == 0 {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: request: to, mime and data are required")
-		return
-	}
-	data, err := s.Backend.Request(r.Context(), req.To, req.Mime, req.Data, req.Th)
-	if err != nil {
-		s.fail(w, "request", err)
-		return
-	}
-	writeRaw(w, data)
+	serve(s, w, r, "request", func(req ProfileRequest) (any, error) {
+		if req.To.IsZero() || req.Mime == "" || len(req.Data) == 0 {
+			return nil, badRequest("localapi: request: to, mime and data are required")
+		}
+		return s.Backend.Request(r.Context(), req.To, req.Mime, req.Data, req.Th)
+	})
 }
 
 // writeRaw answers with a JSON value byte for byte (encoding/json would

@@ -59,15 +59,12 @@ func (s *Server) handlePresenceDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSetPresenceDetail(w http.ResponseWriter, r *http.Request) {
-	var req detailBody
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := s.Backend.SetPresenceDetail(req.Detail); err != nil {
-		s.fail(w, "presence detail", err)
-		return
-	}
-	writeJSON(w, detailBody{Detail: s.Backend.PresenceDetail()})
+	serve(s, w, r, "presence detail", func(req detailBody) (any, error) {
+		if err := s.Backend.SetPresenceDetail(req.Detail); err != nil {
+			return nil, err
+		}
+		return detailBody{Detail: s.Backend.PresenceDetail()}, nil
+	})
 }
 
 func (s *Server) handleMirrorHosts(w http.ResponseWriter, r *http.Request) {
@@ -77,48 +74,30 @@ func (s *Server) handleMirrorHosts(w http.ResponseWriter, r *http.Request) {
 // handleSetMirrorHosts replaces the mirror hosts and answers with the
 // hosts now set (deduplicated, as the node keeps them).
 func (s *Server) handleSetMirrorHosts(w http.ResponseWriter, r *http.Request) {
-	var req hostsBody
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := s.Backend.SetMirrorHosts(req.Hosts); err != nil {
-		s.fail(w, "mirror hosts", err)
-		return
-	}
-	writeJSON(w, nonNil(s.Backend.MirrorHosts()))
+	serve(s, w, r, "mirror hosts", func(req hostsBody) (any, error) {
+		if err := s.Backend.SetMirrorHosts(req.Hosts); err != nil {
+			return nil, err
+		}
+		return nonNil(s.Backend.MirrorHosts()), nil
+	})
 }
 
 func (s *Server) handleMirror(w http.ResponseWriter, r *http.Request) {
-	var req mirrorRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.Th == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: mirror: th is required")
-		return
-	}
-	if err := s.Backend.SetMirror(req.Th, req.On); err != nil {
-		s.fail(w, "mirror", err)
-		return
-	}
-	writeJSON(w, struct{}{})
+	serve(s, w, r, "mirror", func(req mirrorRequest) (any, error) {
+		if req.Th == "" {
+			return nil, badRequest("localapi: mirror: th is required")
+		}
+		return struct{}{}, s.Backend.SetMirror(req.Th, req.On)
+	})
 }
 
 func (s *Server) handlePrivate(w http.ResponseWriter, r *http.Request) {
-	var req privateRequest
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.Th == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: private: th is required")
-		return
-	}
-	res, err := s.Backend.SetPrivate(req.Th, req.From)
-	if err != nil {
-		s.fail(w, "private", err)
-		return
-	}
-	writeJSON(w, res)
+	serve(s, w, r, "private", func(req privateRequest) (any, error) {
+		if req.Th == "" {
+			return nil, badRequest("localapi: private: th is required")
+		}
+		return s.Backend.SetPrivate(req.Th, req.From)
+	})
 }
 
 func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request) {

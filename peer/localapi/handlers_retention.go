@@ -23,44 +23,27 @@ func retentionBody(r peer.Retention) RetentionBody {
 
 func (s *Server) handleRetention(w http.ResponseWriter, r *http.Request) {
 	cur, err := s.Backend.Retention()
-	if err != nil {
-		s.fail(w, "retention", err)
-		return
-	}
-	writeJSON(w, retentionBody(cur))
+	s.reply(w, "retention", retentionBody(cur), err)
 }
 
 func (s *Server) handleSetRetention(w http.ResponseWriter, r *http.Request) {
-	var req RetentionBody
-	if !s.decode(w, r, &req) {
-		return
-	}
-	cur, err := s.Backend.Retention()
-	if err != nil {
-		s.fail(w, "retention", err)
-		return
-	}
-	if req.KeepThreads != nil {
-		d, err := peer.ParseKeep(*req.KeepThreads)
+	serve(s, w, r, "retention", func(req RetentionBody) (any, error) {
+		cur, err := s.Backend.Retention()
 		if err != nil {
-			writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: keep_threads: "+err.Error())
-			return
+			return nil, err
 		}
-		cur.KeepThreads = d
-	}
-	if req.KeepBlobs != nil {
-		d, err := peer.ParseKeep(*req.KeepBlobs)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: keep_blobs: "+err.Error())
-			return
+		if req.KeepThreads != nil {
+			if cur.KeepThreads, err = peer.ParseKeep(*req.KeepThreads); err != nil {
+				return nil, badRequest("localapi: keep_threads: " + err.Error())
+			}
 		}
-		cur.KeepBlobs = d
-	}
-	if err := s.Backend.SetRetention(cur); err != nil {
-		s.fail(w, "retention", err)
-		return
-	}
-	writeJSON(w, retentionBody(cur))
+		if req.KeepBlobs != nil {
+			if cur.KeepBlobs, err = peer.ParseKeep(*req.KeepBlobs); err != nil {
+				return nil, badRequest("localapi: keep_blobs: " + err.Error())
+			}
+		}
+		return retentionBody(cur), s.Backend.SetRetention(cur)
+	})
 }
 
 // Retention returns the running peer's retention setting.

@@ -16,20 +16,15 @@ func (s *Server) handleExecSandbox(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSetExecSandbox(w http.ResponseWriter, r *http.Request) {
-	sb := s.Backend
-	var req sandboxBody
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := profile.CheckSandboxMode(req.Mode); err != nil {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "localapi: "+err.Error())
-		return
-	}
-	if err := sb.SetExecSandbox(req.Mode); err != nil {
-		s.fail(w, "exec sandbox", err)
-		return
-	}
-	writeJSON(w, sb.ExecSandbox())
+	serve(s, w, r, "exec sandbox", func(req sandboxBody) (any, error) {
+		if err := profile.CheckSandboxMode(req.Mode); err != nil {
+			return nil, badRequest("localapi: " + err.Error())
+		}
+		if err := s.Backend.SetExecSandbox(req.Mode); err != nil {
+			return nil, err
+		}
+		return s.Backend.ExecSandbox(), nil
+	})
 }
 
 // ExecSandbox says how exec runs on the peer.

@@ -71,6 +71,32 @@ func (r *Remote) call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.ctx, CallTimeout)
 }
 
+// timed runs f with the context of one call (call): the Backend methods
+// that take no context.
+func timed[T any](r *Remote, f func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := r.call()
+	defer cancel()
+	return f(ctx)
+}
+
+// run is timed for a call that returns only an error.
+func run(r *Remote, f func(ctx context.Context) error) error {
+	ctx, cancel := r.call()
+	defer cancel()
+	return f(ctx)
+}
+
+// logged is timed for the node's methods that cannot fail: a failure of
+// the socket is logged as what and gives what the client returned (the
+// zero value, or an empty list).
+func logged[T any](r *Remote, what string, f func(ctx context.Context) (T, error)) T {
+	v, err := timed(r, f)
+	if err != nil {
+		r.log.Warn(what, "err", err)
+	}
+	return v
+}
+
 // Key implements Backend.
 func (r *Remote) Key() key.PublicKey { return r.key }
 
@@ -107,58 +133,42 @@ func (r *Remote) SetState(ctx context.Context, th, state, note string) (peer.Sen
 
 // Threads implements Backend.
 func (r *Remote) Threads() ([]peer.ThreadInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Threads(ctx)
+	return timed(r, r.c.Threads)
 }
 
 // Thread implements Backend.
 func (r *Remote) Thread(th string, from key.PublicKey) (peer.ThreadInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Thread(ctx, th, from)
+	return timed(r, func(ctx context.Context) (peer.ThreadInfo, error) { return r.c.Thread(ctx, th, from) })
 }
 
 // Lines implements Backend.
 func (r *Remote) Lines(th string, from key.PublicKey) ([]peer.LineInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Lines(ctx, th, from)
+	return timed(r, func(ctx context.Context) ([]peer.LineInfo, error) { return r.c.Lines(ctx, th, from) })
 }
 
 // LinesAfter implements Backend.
 func (r *Remote) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]peer.LineInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.LinesAfter(ctx, th, from, after, limit)
+	return timed(r, func(ctx context.Context) ([]peer.LineInfo, error) { return r.c.LinesAfter(ctx, th, from, after, limit) })
 }
 
 // MarkRead implements Backend.
 func (r *Remote) MarkRead(th string, from key.PublicKey) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.MarkRead(ctx, th, from)
+	return run(r, func(ctx context.Context) error { return r.c.MarkRead(ctx, th, from) })
 }
 
 // Peers implements Backend.
 func (r *Remote) Peers() ([]peer.PeerInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Peers(ctx)
+	return timed(r, r.c.Peers)
 }
 
 // Trust implements Backend.
 func (r *Remote) Trust(k key.PublicKey, trusted bool) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Trust(ctx, k, trusted)
+	return run(r, func(ctx context.Context) error { return r.c.Trust(ctx, k, trusted) })
 }
 
 // Blobs implements Backend.
 func (r *Remote) Blobs() ([]peer.BlobInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Blobs(ctx)
+	return timed(r, r.c.Blobs)
 }
 
 // OpenBlob implements Backend. The stream ends when the Remote is
@@ -205,32 +215,18 @@ func (r *Remote) Subscribe(buf int) (<-chan peer.Event, func()) {
 
 // Pending implements Backend; a failure is logged and lists nothing.
 func (r *Remote) Pending() []peer.ApprovalRequest {
-	ctx, cancel := r.call()
-	defer cancel()
-	ps, err := r.c.Pending(ctx)
-	if err != nil {
-		r.log.Warn("pending requests", "err", err)
-	}
-	return ps
+	return logged(r, "pending requests", r.c.Pending)
 }
 
 // ApprovalHistory implements Backend; a failure is logged and lists
 // nothing.
 func (r *Remote) ApprovalHistory() []peer.ApprovalRecord {
-	ctx, cancel := r.call()
-	defer cancel()
-	hs, err := r.c.ApprovalHistory(ctx)
-	if err != nil {
-		r.log.Warn("approval history", "err", err)
-	}
-	return hs
+	return logged(r, "approval history", r.c.ApprovalHistory)
 }
 
 // Decide implements Backend.
 func (r *Remote) Decide(id string, d peer.Decision) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Decide(ctx, id, d)
+	return run(r, func(ctx context.Context) error { return r.c.Decide(ctx, id, d) })
 }
 
 // Grant implements Backend.
@@ -240,16 +236,12 @@ func (r *Remote) Grant(ctx context.Context, to key.PublicKey, caps []string, ttl
 
 // Grants implements Backend.
 func (r *Remote) Grants() ([]peer.GrantInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.Grants(ctx)
+	return timed(r, r.c.Grants)
 }
 
 // RevokeGrant implements Backend.
 func (r *Remote) RevokeGrant(id string) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.RevokeGrant(ctx, id)
+	return run(r, func(ctx context.Context) error { return r.c.RevokeGrant(ctx, id) })
 }
 
 // Request implements Backend.
@@ -259,75 +251,45 @@ func (r *Remote) Request(ctx context.Context, to key.PublicKey, mime string, dat
 
 // Presence implements Backend; a failure is logged and lists nothing.
 func (r *Remote) Presence() []peer.PresenceInfo {
-	ctx, cancel := r.call()
-	defer cancel()
-	ps, err := r.c.Presence(ctx)
-	if err != nil {
-		r.log.Warn("presence", "err", err)
-	}
-	return ps
+	return logged(r, "presence", r.c.Presence)
 }
 
 // PresenceDetail implements Backend; a failure is logged and gives "".
 func (r *Remote) PresenceDetail() string {
-	ctx, cancel := r.call()
-	defer cancel()
-	d, err := r.c.PresenceDetail(ctx)
-	if err != nil {
-		r.log.Warn("presence detail", "err", err)
-	}
-	return d
+	return logged(r, "presence detail", r.c.PresenceDetail)
 }
 
 // SetPresenceDetail implements Backend.
 func (r *Remote) SetPresenceDetail(d string) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.SetPresenceDetail(ctx, d)
+	return run(r, func(ctx context.Context) error { return r.c.SetPresenceDetail(ctx, d) })
 }
 
 // MirrorHosts implements Backend; a failure is logged and lists nothing.
 func (r *Remote) MirrorHosts() []key.PublicKey {
-	ctx, cancel := r.call()
-	defer cancel()
-	hs, err := r.c.MirrorHosts(ctx)
-	if err != nil {
-		r.log.Warn("mirror hosts", "err", err)
-	}
-	return hs
+	return logged(r, "mirror hosts", r.c.MirrorHosts)
 }
 
 // SetMirrorHosts implements Backend.
 func (r *Remote) SetMirrorHosts(hosts []key.PublicKey) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	_, err := r.c.SetMirrorHosts(ctx, hosts)
-	return err
+	return run(r, func(ctx context.Context) error {
+		_, err := r.c.SetMirrorHosts(ctx, hosts)
+		return err
+	})
 }
 
 // SetMirror implements Backend.
 func (r *Remote) SetMirror(th string, on bool) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.SetMirror(ctx, th, on)
+	return run(r, func(ctx context.Context) error { return r.c.SetMirror(ctx, th, on) })
 }
 
 // SetPrivate implements Backend.
 func (r *Remote) SetPrivate(th string, from key.PublicKey) (peer.SendResult, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.SetPrivate(ctx, th, from)
+	return timed(r, func(ctx context.Context) (peer.SendResult, error) { return r.c.SetPrivate(ctx, th, from) })
 }
 
 // Invite implements Backend; a failure is logged and gives "".
 func (r *Remote) Invite() string {
-	ctx, cancel := r.call()
-	defer cancel()
-	s, err := r.c.Invite(ctx)
-	if err != nil {
-		r.log.Warn("invite", "err", err)
-	}
-	return s
+	return logged(r, "invite", r.c.Invite)
 }
 
 // AddInvite implements Backend: like the node, it returns the invite's key
@@ -343,35 +305,25 @@ func (r *Remote) AddInvite(ctx context.Context, invite string) (key.PublicKey, e
 // ExecSandbox implements Backend; a failure is logged and gives the zero
 // status (not available).
 func (r *Remote) ExecSandbox() profile.SandboxStatus {
-	ctx, cancel := r.call()
-	defer cancel()
-	st, err := r.c.ExecSandbox(ctx)
-	if err != nil {
-		r.log.Warn("exec sandbox", "err", err)
-	}
-	return st
+	return logged(r, "exec sandbox", r.c.ExecSandbox)
 }
 
 // SetExecSandbox implements Backend.
 func (r *Remote) SetExecSandbox(mode string) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	_, err := r.c.SetExecSandbox(ctx, mode)
-	return err
+	return run(r, func(ctx context.Context) error {
+		_, err := r.c.SetExecSandbox(ctx, mode)
+		return err
+	})
 }
 
 // LinesLast implements Backend.
 func (r *Remote) LinesLast(th string, from key.PublicKey, n int) ([]peer.LineInfo, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	return r.c.LinesLast(ctx, th, from, n)
+	return timed(r, func(ctx context.Context) ([]peer.LineInfo, error) { return r.c.LinesLast(ctx, th, from, n) })
 }
 
 // Retention implements Backend.
 func (r *Remote) Retention() (peer.Retention, error) {
-	ctx, cancel := r.call()
-	defer cancel()
-	b, err := r.c.Retention(ctx)
+	b, err := timed(r, r.c.Retention)
 	if err != nil {
 		return peer.Retention{}, err
 	}
@@ -380,8 +332,8 @@ func (r *Remote) Retention() (peer.Retention, error) {
 
 // SetRetention implements Backend.
 func (r *Remote) SetRetention(rt peer.Retention) error {
-	ctx, cancel := r.call()
-	defer cancel()
-	_, err := r.c.SetRetention(ctx, retentionBody(rt))
-	return err
+	return run(r, func(ctx context.Context) error {
+		_, err := r.c.SetRetention(ctx, retentionBody(rt))
+		return err
+	})
 }
