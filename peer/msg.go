@@ -16,20 +16,19 @@ import (
 // this node's own requests go to whoever waits for them (requests.go). Sending a msg is
 // send.go.
 
-// storeMsg stores a received msg (lineHandlers).
-func (n *Node) storeMsg(tx *store.Tx, in *inLine, m *wire.Msg) error {
-	return n.storeInThread(tx, in, func(t *store.Thread) error {
-		if t.Subject == "" && m.Subject != "" {
-			t.Subject = m.Subject
-		}
-		if txt := previewText(m); txt != "" {
-			t.LastText, t.LastFrom = txt, in.s.peerS
-		}
-		if err := n.announceBlobs(tx, in, m); err != nil {
-			return err
-		}
-		return n.inspectMsg(tx, in, m)
-	})
+// msgThread is what a received msg changes in its thread's record, and
+// what else it stores with it (lineHandlers: inThreadAs stores the line).
+func (n *Node) msgThread(tx *store.Tx, in *inLine, m *wire.Msg, t *store.Thread) error {
+	if t.Subject == "" && m.Subject != "" {
+		t.Subject = m.Subject
+	}
+	if txt := previewText(m); txt != "" {
+		t.LastText, t.LastFrom = txt, in.s.peerS
+	}
+	if err := n.announceBlobs(tx, in, m); err != nil {
+		return err
+	}
+	return n.inspectMsg(tx, in, m)
 }
 
 // previewText returns the first text of a msg, for previews.

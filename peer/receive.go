@@ -52,8 +52,8 @@ var lineHandlers = map[string]lineHandler{
 	typeListen:    {read: func(s *session, f wire.Frame) bool { s.n.onListen(s, f.Header().Raw()); return true }},
 	TypeKeepalive: {read: func(s *session, f wire.Frame) bool { s.n.onKeepalive(s, f.Header().Raw()); return true }},
 
-	wire.TypeMsg:       {store: storeAs((*Node).storeMsg)},
-	wire.TypeState:     {store: storeAs((*Node).storeState)},
+	wire.TypeMsg:       {store: inThreadAs((*Node).msgThread)},
+	wire.TypeState:     {store: inThreadAs((*Node).stateThread)},
 	wire.TypeChunk:     {store: storeAs((*Node).storeChunk)},
 	wire.TypeIntroduce: {store: storeAs((*Node).storeIntroduce)},
 	wire.TypeMirror:    {store: storeAs((*Node).storeMirror)},
@@ -78,6 +78,15 @@ func storeAs[F wire.Frame](st func(*Node, *store.Tx, *inLine, F) error) func(*No
 		}
 		return nil
 	}
+}
+
+// inThreadAs adapts to the table a line type stored in its thread
+// (storeInThread): update is what a line of that type changes in the
+// thread's record, inside the same transaction.
+func inThreadAs[F wire.Frame](update func(*Node, *store.Tx, *inLine, F, *store.Thread) error) func(*Node, *store.Tx, *inLine) error {
+	return storeAs(func(n *Node, tx *store.Tx, in *inLine, f F) error {
+		return n.storeInThread(tx, in, func(t *store.Thread) error { return update(n, tx, in, f, t) })
+	})
 }
 
 // repeatedHandshake ignores a handshake line after the handshake.

@@ -13,12 +13,11 @@ import (
 // "done"…: docs/protocol/messages.md). The thread's record keeps each
 // side's last one: Theirs from received lines, Mine from this node's.
 
-// storeState stores a received state line (lineHandlers).
-func (n *Node) storeState(tx *store.Tx, in *inLine, st *wire.State) error {
-	return n.storeInThread(tx, in, func(t *store.Thread) error {
-		t.Theirs = st.State
-		return nil
-	})
+// stateThread is what a received state line changes in its thread's
+// record (lineHandlers: inThreadAs stores the line).
+func (n *Node) stateThread(_ *store.Tx, _ *inLine, st *wire.State, t *store.Thread) error {
+	t.Theirs = st.State
+	return nil
 }
 
 // SetState queues a state line in an existing thread of mine.
