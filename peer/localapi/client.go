@@ -61,16 +61,12 @@ func (c *Client) Connect(ctx context.Context, addr string) (key.PublicKey, error
 
 // Send queues one msg; it returns once the line is durable.
 func (c *Client) Send(ctx context.Context, r peer.SendRequest) (peer.SendResult, error) {
-	var res peer.SendResult
-	err := c.call(ctx, "send", http.MethodPost, "/v0/send", nil, r, &res)
-	return res, err
+	return callFor[peer.SendResult](c, ctx, "send", http.MethodPost, "/v0/send", nil, r)
 }
 
 // SetState queues a state line in thread th.
 func (c *Client) SetState(ctx context.Context, th, state, note string) (peer.SendResult, error) {
-	var res peer.SendResult
-	err := c.call(ctx, "state", http.MethodPost, "/v0/state", nil, stateRequest{Th: th, State: state, Note: note}, &res)
-	return res, err
+	return callFor[peer.SendResult](c, ctx, "state", http.MethodPost, "/v0/state", nil, stateRequest{Th: th, State: state, Note: note})
 }
 
 // Threads lists the peer's threads, newest activity first.
@@ -122,9 +118,7 @@ func (c *Client) MarkRead(ctx context.Context, th string, from key.PublicKey) er
 
 // Peers lists the peers the running peer knows.
 func (c *Client) Peers(ctx context.Context) ([]peer.PeerInfo, error) {
-	res := []peer.PeerInfo{}
-	err := c.call(ctx, "peers", http.MethodGet, "/v0/peers", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.PeerInfo](c, ctx, "peers", http.MethodGet, "/v0/peers", nil, nil)
 }
 
 // Trust adds k to the trust list (trusted) or removes it.
@@ -134,9 +128,7 @@ func (c *Client) Trust(ctx context.Context, k key.PublicKey, trusted bool) error
 
 // Blobs lists blobs received and sent.
 func (c *Client) Blobs(ctx context.Context) ([]peer.BlobInfo, error) {
-	res := []peer.BlobInfo{}
-	err := c.call(ctx, "blobs", http.MethodGet, "/v0/blobs", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.BlobInfo](c, ctx, "blobs", http.MethodGet, "/v0/blobs", nil, nil)
 }
 
 // OpenBlob opens the bytes of blob ref sent by from. The peer opens only
@@ -158,22 +150,33 @@ func (c *Client) OpenBlob(ctx context.Context, from key.PublicKey, ref string) (
 
 // Pending lists the requests waiting for a decision.
 func (c *Client) Pending(ctx context.Context) ([]peer.ApprovalRequest, error) {
-	res := []peer.ApprovalRequest{}
-	err := c.call(ctx, "pending", http.MethodGet, "/v0/pending", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.ApprovalRequest](c, ctx, "pending", http.MethodGet, "/v0/pending", nil, nil)
 }
 
 // ApprovalHistory lists the requests decided since the node started,
 // newest first.
 func (c *Client) ApprovalHistory(ctx context.Context) ([]peer.ApprovalRecord, error) {
-	res := []peer.ApprovalRecord{}
-	err := c.call(ctx, "approval history", http.MethodGet, "/v0/pending/history", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.ApprovalRecord](c, ctx, "approval history", http.MethodGet, "/v0/pending/history", nil, nil)
 }
 
 // Decide answers the pending request id.
 func (c *Client) Decide(ctx context.Context, id string, d peer.Decision) error {
 	return c.call(ctx, "decide", http.MethodPost, "/v0/decide", nil, decideRequest{ID: id, Decision: d}, nil)
+}
+
+// callFor is call for an endpoint that answers with a T.
+func callFor[T any](c *Client, ctx context.Context, op, method, path string, q url.Values, in any) (T, error) {
+	var res T
+	err := c.call(ctx, op, method, path, q, in, &res)
+	return res, err
+}
+
+// callList is call for an endpoint that answers with a list: never nil,
+// so that an empty one encodes as [] again.
+func callList[T any](c *Client, ctx context.Context, op, method, path string, q url.Values, in any) ([]T, error) {
+	res := []T{}
+	err := c.call(ctx, op, method, path, q, in, &res)
+	return nonNil(res), err
 }
 
 // call does one request and decodes a JSON answer into out (when non-nil).

@@ -13,16 +13,12 @@ import (
 // Grant signs a grant and sends it to r.To; it returns the grant object
 // as the peer signed it.
 func (c *Client) Grant(ctx context.Context, r GrantRequest) (json.RawMessage, error) {
-	var res json.RawMessage
-	err := c.call(ctx, "grant", http.MethodPost, "/v0/grant", nil, r, &res)
-	return res, err
+	return callFor[json.RawMessage](c, ctx, "grant", http.MethodPost, "/v0/grant", nil, r)
 }
 
 // Grants lists the stored grants, issued and received.
 func (c *Client) Grants(ctx context.Context) ([]peer.GrantInfo, error) {
-	res := []peer.GrantInfo{}
-	err := c.call(ctx, "grants", http.MethodGet, "/v0/grants", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.GrantInfo](c, ctx, "grants", http.MethodGet, "/v0/grants", nil, nil)
 }
 
 // RevokeGrant stops the peer honoring the stored grant id.
@@ -35,16 +31,12 @@ func (c *Client) RevokeGrant(ctx context.Context, id string) error {
 // with an err line, the error is a *RemoteError from which errors.As
 // extracts the *wire.Err.
 func (c *Client) Request(ctx context.Context, r ProfileRequest) (json.RawMessage, error) {
-	var res json.RawMessage
-	err := c.call(ctx, "request", http.MethodPost, "/v0/request", nil, r, &res)
-	return res, err
+	return callFor[json.RawMessage](c, ctx, "request", http.MethodPost, "/v0/request", nil, r)
 }
 
 // Presence lists the peer's presence table, each doc byte for byte.
 func (c *Client) Presence(ctx context.Context) ([]peer.PresenceInfo, error) {
-	res := []peer.PresenceInfo{}
-	err := c.call(ctx, "presence", http.MethodGet, "/v0/presence", nil, nil, &res)
-	return nonNil(res), err
+	return callList[peer.PresenceInfo](c, ctx, "presence", http.MethodGet, "/v0/presence", nil, nil)
 }
 
 // PresenceDetail returns what the peer publishes: full, peers or none.
@@ -61,17 +53,13 @@ func (c *Client) SetPresenceDetail(ctx context.Context, d string) error {
 
 // MirrorHosts returns the hosts the peer mirrors its threads to.
 func (c *Client) MirrorHosts(ctx context.Context) ([]key.PublicKey, error) {
-	res := []key.PublicKey{}
-	err := c.call(ctx, "mirror hosts", http.MethodGet, "/v0/mirror/hosts", nil, nil, &res)
-	return nonNil(res), err
+	return callList[key.PublicKey](c, ctx, "mirror hosts", http.MethodGet, "/v0/mirror/hosts", nil, nil)
 }
 
 // SetMirrorHosts replaces the mirror hosts (none: mirror nowhere) and
 // returns the hosts now set.
 func (c *Client) SetMirrorHosts(ctx context.Context, hosts []key.PublicKey) ([]key.PublicKey, error) {
-	res := []key.PublicKey{}
-	err := c.call(ctx, "mirror hosts", http.MethodPost, "/v0/mirror/hosts", nil, hostsBody{Hosts: nonNil(hosts)}, &res)
-	return nonNil(res), err
+	return callList[key.PublicKey](c, ctx, "mirror hosts", http.MethodPost, "/v0/mirror/hosts", nil, hostsBody{Hosts: nonNil(hosts)})
 }
 
 // SetMirror switches mirroring of the peer's thread th on or off.
@@ -82,9 +70,7 @@ func (c *Client) SetMirror(ctx context.Context, th string, on bool) error {
 // SetPrivate sends a private line for thread th: from is the sharer of a
 // thread mirrored to the peer, the zero key for one of its own.
 func (c *Client) SetPrivate(ctx context.Context, th string, from key.PublicKey) (peer.SendResult, error) {
-	var res peer.SendResult
-	err := c.call(ctx, "private", http.MethodPost, "/v0/private", nil, privateRequest{Th: th, From: from}, &res)
-	return res, err
+	return callFor[peer.SendResult](c, ctx, "private", http.MethodPost, "/v0/private", nil, privateRequest{Th: th, From: from})
 }
 
 // Invite returns the peer's invite line.

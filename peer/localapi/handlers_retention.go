@@ -48,16 +48,12 @@ func (s *Server) handleSetRetention(w http.ResponseWriter, r *http.Request) {
 
 // Retention returns the running peer's retention setting.
 func (c *Client) Retention(ctx context.Context) (RetentionBody, error) {
-	var res RetentionBody
-	err := c.call(ctx, "retention", http.MethodGet, "/v0/retention", nil, nil, &res)
-	return res, err
+	return callFor[RetentionBody](c, ctx, "retention", http.MethodGet, "/v0/retention", nil, nil)
 }
 
 // SetRetention changes it (nil fields keep theirs) and returns it.
 func (c *Client) SetRetention(ctx context.Context, b RetentionBody) (RetentionBody, error) {
-	var res RetentionBody
-	err := c.call(ctx, "retention", http.MethodPost, "/v0/retention", nil, b, &res)
-	return res, err
+	return callFor[RetentionBody](c, ctx, "retention", http.MethodPost, "/v0/retention", nil, b)
 }
 
 // bodyRetention reads a RetentionBody back (Remote): a field missing

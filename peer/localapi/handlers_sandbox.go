@@ -29,15 +29,11 @@ func (s *Server) handleSetExecSandbox(w http.ResponseWriter, r *http.Request) {
 
 // ExecSandbox says how exec runs on the peer.
 func (c *Client) ExecSandbox(ctx context.Context) (profile.SandboxStatus, error) {
-	var res profile.SandboxStatus
-	err := c.call(ctx, "exec sandbox", http.MethodGet, "/v0/exec-sandbox", nil, nil, &res)
-	return res, err
+	return callFor[profile.SandboxStatus](c, ctx, "exec sandbox", http.MethodGet, "/v0/exec-sandbox", nil, nil)
 }
 
 // SetExecSandbox sets how exec runs on the peer (auto, bwrap or none) and
 // returns the status that follows.
 func (c *Client) SetExecSandbox(ctx context.Context, mode string) (profile.SandboxStatus, error) {
-	var res profile.SandboxStatus
-	err := c.call(ctx, "exec sandbox", http.MethodPost, "/v0/exec-sandbox", nil, sandboxBody{Mode: mode}, &res)
-	return res, err
+	return callFor[profile.SandboxStatus](c, ctx, "exec sandbox", http.MethodPost, "/v0/exec-sandbox", nil, sandboxBody{Mode: mode})
 }
