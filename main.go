@@ -26,8 +26,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/awp-tray/awp-tray/internal/datadir"
 )
 
 // appID is the Fyne app id (FyneApp.toml) and the D-Bus/desktop name.
@@ -62,7 +63,7 @@ func run(args []string) int {
 		return runUI(args[1:])
 	}
 	fs := flag.NewFlagSet("awp-tray", flag.ContinueOnError)
-	data := fs.String("data", "", "data directory (default $AWP_DATA, else the user config dir's awp/)")
+	data := fs.String("data", "", datadir.FlagUsage)
 	keyring := fs.String("keyring", "", "where the identity is kept: keyring (default, or $AWP_KEYRING) or file")
 	var listen listFlag
 	fs.Var(&listen, "listen", "address to listen on (repeatable; default "+defaultListen+")")
@@ -74,7 +75,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "awp-tray: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	dir, err := dataDir(*data)
+	dir, err := datadir.Resolve(*data, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "awp-tray:", err)
 		return 1
@@ -107,23 +108,6 @@ func displayName() string {
 func noDisplay(err error) {
 	fmt.Fprintf(os.Stderr, "awp-tray: cannot open the display %s: %v\n", displayName(), err)
 	fmt.Fprintln(os.Stderr, "awp-tray: is the X server (or Wayland compositor) running and reachable? For a headless peer use `awp run`")
-}
-
-// dataDir resolves --data like `awp`: the flag, else $AWP_DATA, else the
-// user config dir's awp/; absolute.
-func dataDir(flagValue string) (string, error) {
-	d := flagValue
-	if d == "" {
-		d = os.Getenv("AWP_DATA")
-	}
-	if d == "" {
-		cfg, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("no data directory: give --data or set AWP_DATA (%w)", err)
-		}
-		d = filepath.Join(cfg, "awp")
-	}
-	return filepath.Abs(d)
 }
 
 // autostartArgs are the flags the login entry repeats: only those given.

@@ -9,10 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/datadir"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
@@ -139,7 +139,7 @@ type flagSet struct {
 func newFlags(name string) *flagSet {
 	fs := &flagSet{FlagSet: flag.NewFlagSet("awp "+name, flag.ContinueOnError)}
 	fs.SetOutput(io.Discard) // usage errors are printed by runMain
-	fs.StringVar(&fs.data, "data", "", "data directory (default $AWP_DATA, else the user config dir's awp/)")
+	fs.StringVar(&fs.data, "data", "", datadir.FlagUsage)
 	return fs
 }
 
@@ -178,24 +178,10 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 }
 
 // dataDir resolves --data: the flag, else $AWP_DATA, else the user config
-// dir's awp/. The result is absolute.
+// dir's awp/ (datadir.Resolve, which the tray app shares). The result is
+// absolute.
 func (e *env) dataDir(flagValue string) (string, error) {
-	d := flagValue
-	if d == "" {
-		d = e.getenv("AWP_DATA")
-	}
-	if d == "" {
-		cfg, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("no data directory: give --data or set AWP_DATA (%w)", err)
-		}
-		d = filepath.Join(cfg, "awp")
-	}
-	abs, err := filepath.Abs(d)
-	if err != nil {
-		return "", fmt.Errorf("data directory: %w", err)
-	}
-	return abs, nil
+	return datadir.Resolve(flagValue, e.getenv)
 }
 
 // client returns a local API client for the data directory of fs.
