@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/awp-tray/awp-tray/internal/atomicfile"
 	"github.com/awp-tray/awp-tray/internal/cmdline"
 )
 
@@ -132,26 +133,7 @@ func xdgDir() (string, error) {
 // writeEntry writes text into dir/name, creating dir if needed:
 // atomically (a temporary file renamed into place).
 func writeEntry(dir, name, text string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".awp-autostart-*")
-	if err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return fmt.Errorf("autostart: write: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("autostart: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("autostart: write: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+	if err := atomicfile.WriteFile(dir, name, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("autostart: %w", err)
 	}
 	return nil

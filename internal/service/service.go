@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/atomicfile"
 	"github.com/awp-tray/awp-tray/internal/cmdline"
 )
 
@@ -277,28 +278,10 @@ func Uninstall(ctx context.Context, dir string, sc Systemctl) (Result, error) {
 	return r, nil
 }
 
-// writeAtomic writes b to path through a temporary file in dir.
+// writeAtomic writes b to path, the file UnitName in dir, through a
+// temporary file in dir.
 func writeAtomic(dir, path string, b []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".awp-unit-*")
-	if err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename this fails harmlessly
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("service: write: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("service: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("service: write: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(dir, filepath.Base(path), b, 0o644); err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
 	return nil
