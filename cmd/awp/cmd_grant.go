@@ -258,7 +258,7 @@ func (o *requestOptions) request(verb string, set map[string]bool, argv []string
 	if err != nil {
 		return r, err
 	}
-	r.Data = mustPart(v)
+	r.Data = wire.MustMarshal(v)
 	return r, nil
 }
 
@@ -306,9 +306,9 @@ func dataObject(s string, a profile.Grants) (json.RawMessage, error) {
 	}
 	obj["grant"] = a.Grant
 	if len(a.Grants) > 0 {
-		obj["grants"] = mustPart(a.Grants)
+		obj["grants"] = wire.MustMarshal(a.Grants)
 	}
-	return mustPart(obj), nil
+	return wire.MustMarshal(obj), nil
 }
 
 func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool, a profile.Grants) (any, error) {
@@ -320,12 +320,12 @@ func (o *requestOptions) execData(set map[string]bool, argv []string, dash bool,
 		if o.cmd == "" {
 			return nil, usagef("--cmd is empty")
 		}
-		d.Cmd = mustPart(o.cmd)
+		d.Cmd = wire.MustMarshal(o.cmd)
 	case dash:
 		if len(argv) == 0 || argv[0] == "" {
 			return nil, usagef("no command after --")
 		}
-		d.Cmd = mustPart(argv)
+		d.Cmd = wire.MustMarshal(argv)
 	default:
 		return nil, usagef("exec needs --cmd STRING or a command after --")
 	}

@@ -127,17 +127,6 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 	return r, nil
 }
 
-// mustPart encodes a part; the part types always encode.
-func mustPart(p any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		panic(err)
-	}
-	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
-
 // langs maps file extensions to code part languages.
 var langs = map[string]string{
 	".go": "go", ".py": "python", ".js": "javascript", ".ts": "typescript", ".rs": "rust",

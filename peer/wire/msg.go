@@ -216,7 +216,7 @@ func TextPart(text string) json.RawMessage {
 		K    string `json:"k"`
 		Text string `json:"text"`
 	}
-	return mustPart(textPart{PartText, text})
+	return MustMarshal(textPart{PartText, text})
 }
 
 // CodePart builds a code part; lang and path are left out when empty, the
@@ -228,7 +228,7 @@ func CodePart(text, lang, path string) json.RawMessage {
 		Lang string `json:"lang,omitempty"`
 		Path string `json:"path,omitempty"`
 	}
-	return mustPart(codePart{PartCode, text, lang, path})
+	return MustMarshal(codePart{PartCode, text, lang, path})
 }
 
 // DataPart builds a data part; data must be valid JSON.
@@ -236,7 +236,7 @@ func DataPart(mime string, data json.RawMessage) (json.RawMessage, error) {
 	if !json.Valid(data) {
 		return nil, errors.New("wire: data part: data is not valid JSON")
 	}
-	return mustPart(Part{K: PartData, Mime: mime, Data: data}), nil
+	return MustMarshal(Part{K: PartData, Mime: mime, Data: data}), nil
 }
 
 // BlobPart builds a blob part.
@@ -250,16 +250,18 @@ func BlobPart(ref, name, mime string, size int64, sha256hex string) json.RawMess
 		Size   int64  `json:"size"`
 		Sha256 string `json:"sha256,omitempty"`
 	}
-	return mustPart(blob{PartBlob, ref, name, mime, size, sha256hex})
+	return MustMarshal(blob{PartBlob, ref, name, mime, size, sha256hex})
 }
 
-// mustPart marshals a part like Encode writes lines: without HTML escaping,
-// so "<" stays "<" rather than "\u003c".
-func mustPart(p any) json.RawMessage {
+// MustMarshal marshals v like Encode writes lines: without HTML escaping,
+// so "<" stays "<" rather than "\u003c". It panics when v does not encode:
+// give it only values that always do (the parts here, a request's data
+// built from checked input).
+func MustMarshal(v any) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
