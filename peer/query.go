@@ -145,34 +145,33 @@ func (n *Node) Lines(th string, from key.PublicKey) ([]LineInfo, error) {
 
 // LinesAfter returns up to limit lines after seq (limit 0: all).
 func (n *Node) LinesAfter(th string, from key.PublicKey, after uint64, limit int) ([]LineInfo, error) {
-	out := []LineInfo{}
-	err := n.db.View(func(tx *store.Tx) error {
-		tk, t, err := n.findThread(tx, th, from)
-		if err != nil {
-			return err
-		}
-		tx.Lines(tk, after, func(l store.Line) bool {
-			out = append(out, lineInfo(tk, t, l))
-			return limit == 0 || len(out) < limit
-		})
-		return nil
+	return n.threadLines(th, from, limit, func(tx *store.Tx, tk store.ThreadKey, each func(store.Line) bool) {
+		tx.Lines(tk, after, each)
 	})
-	return out, err
 }
 
 // LinesLast returns the last count lines of a thread (all when it holds
 // fewer), in order: what a thread view shows first. It reads from the
 // thread's end, so a long thread costs no more than a short one.
 func (n *Node) LinesLast(th string, from key.PublicKey, count int) ([]LineInfo, error) {
+	return n.threadLines(th, from, 0, func(tx *store.Tx, tk store.ThreadKey, each func(store.Line) bool) {
+		tx.LinesLast(tk, count, each)
+	})
+}
+
+// threadLines finds the thread (findThread) and returns, in the order
+// walk gives them, up to limit (0: all) of the lines walk passes to each;
+// walk stops when each returns false.
+func (n *Node) threadLines(th string, from key.PublicKey, limit int, walk func(tx *store.Tx, tk store.ThreadKey, each func(store.Line) bool)) ([]LineInfo, error) {
 	out := []LineInfo{}
 	err := n.db.View(func(tx *store.Tx) error {
 		tk, t, err := n.findThread(tx, th, from)
 		if err != nil {
 			return err
 		}
-		tx.LinesLast(tk, count, func(l store.Line) bool {
+		walk(tx, tk, func(l store.Line) bool {
 			out = append(out, lineInfo(tk, t, l))
-			return true
+			return limit == 0 || len(out) < limit
 		})
 		return nil
 	})
