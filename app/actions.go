@@ -20,9 +20,8 @@ import (
 // copyInvite puts my invite on the clipboard. The invite is built off the
 // UI goroutine (the node may read its store).
 func (a *App) copyInvite() {
-	be := a.backend()
+	be := a.runningBackend()
 	if be == nil {
-		a.notRunning()
 		return
 	}
 	a.background(func() {
@@ -51,9 +50,8 @@ func (a *App) addPeer() {
 // sentence, with the text as it was typed. The outcome shows in the main
 // window's notice.
 func (a *App) addPeerIn(parent fyne.Window) *askDialog {
-	be := a.backend()
+	be := a.runningBackend()
 	if be == nil {
-		a.notRunning()
 		return nil
 	}
 	entry := widget.NewMultiLineEntry()
@@ -211,9 +209,8 @@ func showPlainError(title string, err error, parent fyne.Window) {
 // messagePeer asks for a subject and a first message to peer k and
 // starts the thread; the dialog keeps what was typed when sending fails.
 func (a *App) messagePeer(k, name string, parent fyne.Window) *askDialog {
-	be := a.backend()
+	be := a.runningBackend()
 	if be == nil {
-		a.notRunning()
 		return nil
 	}
 	subject := widget.NewEntry()

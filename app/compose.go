@@ -233,9 +233,8 @@ func (c *composer) setState() {
 // newThread asks for a peer, a subject and a first message, then sends
 // it. The peer list is read off the UI goroutine first.
 func (a *App) newThread() {
-	be := a.backend()
+	be := a.runningBackend()
 	if be == nil {
-		a.notRunning()
 		return
 	}
 	a.background(func() {
@@ -294,8 +293,14 @@ func (a *App) newThreadDialog(peers []peer.PeerInfo) *askDialog {
 	return d
 }
 
-// notRunning tells the person the node is not up yet.
-func (a *App) notRunning() {
-	a.main.w.Show()
-	dialog.ShowInformation("Not running", "The AWP peer is not running yet: "+a.status, a.main.w)
+// runningBackend returns the node's backend for an action the person
+// started. Before the node runs there is none: it tells the person so and
+// returns nil, and the action does nothing.
+func (a *App) runningBackend() Backend {
+	be := a.backend()
+	if be == nil {
+		a.main.w.Show()
+		dialog.ShowInformation("Not running", "The AWP peer is not running yet: "+a.status, a.main.w)
+	}
+	return be
 }

@@ -245,9 +245,8 @@ func (p *presenceWindow) connect(addr string) {
 // connect dials addr off the UI goroutine and reports the outcome in
 // parent.
 func (a *App) connect(addr string, parent fyne.Window) {
-	be := a.backend()
+	be := a.runningBackend()
 	if be == nil {
-		a.notRunning()
 		return
 	}
 	a.background(func() {
