@@ -95,7 +95,9 @@ type App struct {
 
 	// The fields below are used on the UI goroutine only.
 	clip         clipHold    // what this process put on the clipboard (windows.go)
+	relMu        sync.Mutex  // guards relTimer, relGen, relTicks: a timer's callback may run off the UI goroutine (the test driver's fyne.Do)
 	relTimer     *time.Timer // redraws relative times while a window is shown
+	relGen       int         // the current chain of redraws; an older chain's callback stops
 	relTicks     int         // redraws done (tests)
 	main         *homeWindow
 	presence     *presenceWindow

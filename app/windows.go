@@ -183,6 +183,8 @@ var relativeEvery = time.Minute
 // thread list, and the Presence window's "last seen", each relativeEvery.
 // UI goroutine.
 func (a *App) tickRelative(on bool) {
+	a.relMu.Lock()
+	defer a.relMu.Unlock()
 	if !on {
 		if a.relTimer != nil {
 			a.relTimer.Stop()
@@ -193,19 +195,39 @@ func (a *App) tickRelative(on bool) {
 	if a.relTimer != nil {
 		return
 	}
+	a.relGen++
+	gen := a.relGen
 	var tick func()
 	tick = func() {
 		fyne.Do(func() {
-			if a.relTimer == nil {
-				return // stopped meanwhile
+			if !a.relTick(gen, tick) {
+				return // stopped, or restarted as a newer chain, meanwhile
 			}
-			a.relTicks++
 			a.main.list.Refresh()
 			if a.presence != nil && a.shown.isShown(a.presence.w) {
 				a.presence.rebuild()
 			}
-			a.relTimer = time.AfterFunc(relativeEvery, tick)
 		})
 	}
 	a.relTimer = time.AfterFunc(relativeEvery, tick)
+}
+
+// relTick counts a redraw of chain gen and arms its next one, unless the
+// chain was stopped or replaced meanwhile.
+func (a *App) relTick(gen int, tick func()) bool {
+	a.relMu.Lock()
+	defer a.relMu.Unlock()
+	if a.relTimer == nil || a.relGen != gen {
+		return false
+	}
+	a.relTicks++
+	a.relTimer = time.AfterFunc(relativeEvery, tick)
+	return true
+}
+
+// relTickCount is how many redraws relative times had (tests).
+func (a *App) relTickCount() int {
+	a.relMu.Lock()
+	defer a.relMu.Unlock()
+	return a.relTicks
 }
