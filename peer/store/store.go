@@ -154,12 +154,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	if err != nil {
 		return err
 	}
-	open := true // rolled back on an error or a panic in fn
-	defer func() {
-		if open {
-			_ = btx.Rollback()
-		}
-	}()
+	// Rolls back on an error or a panic in fn; after a Commit it is a
+	// no-op (bbolt's usual defer).
+	defer func() { _ = btx.Rollback() }()
 	tx := newTx(db, btx)
 	snapGone, err := db.prepare(tx, fn)
 	if err != nil {
@@ -169,7 +166,6 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	// page, before Commit returns: no reader begins until the caches agree.
 	db.vis.Lock()
 	defer db.vis.Unlock()
-	open = false
 	if err := btx.Commit(); err != nil { // a failed Commit rolls back
 		return err
 	}
@@ -195,7 +191,9 @@ func (db *DB) prepare(tx *Tx, fn func(*Tx) error) (snapGone bool, err error) {
 	return tx.dropSnapshot() // threadcache.go
 }
 
-// View runs fn in a read-only transaction.
+// View runs fn in a read-only transaction. fn must not begin another
+// transaction (View or Update): a commit waiting on vis, or bbolt remapping
+// the file, would wait for this one while it waits for them.
 func (db *DB) View(fn func(*Tx) error) error {
 	db.vis.RLock()
 	btx, err := db.db.Begin(false)
