@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -41,10 +40,7 @@ func runCompact(e *env, args []string) error {
 	running := fmt.Errorf("a peer is running on %s: stop it first (compact needs the store to itself)", dir)
 	// A running peer answers on its socket: say so before touching the
 	// store (the store's lock is what really keeps the two apart).
-	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
-	_, perr := localapi.NewClient(localapi.SocketPath(dir)).Identity(ctx)
-	cancel()
-	if perr == nil {
+	if answers(localapi.SocketPath(dir)) {
 		return running
 	}
 	var last time.Time

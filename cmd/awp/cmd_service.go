@@ -177,7 +177,8 @@ func visited(fs *flag.FlagSet) string {
 	return name
 }
 
-// answers reports whether a peer accepts on the control socket at path.
+// answers reports whether a peer accepts on the control socket at path
+// (`awp service install` and `awp compact` ask before they act).
 func answers(path string) bool {
 	c, err := net.DialTimeout("unix", path, probeRunning)
 	if err != nil {
