@@ -77,17 +77,11 @@ func rowParts(o fyne.CanvasObject) (label *widget.Label, barBox *fyne.Container,
 // rowStyle is how a row kind looks.
 func rowStyle(k render.RowKind) (fyne.TextStyle, widget.Importance) {
 	switch k {
-	case render.RowHeader:
+	case render.RowHeader, render.RowTitle:
 		return fyne.TextStyle{Bold: true}, widget.MediumImportance
-	case render.RowTitle:
-		return fyne.TextStyle{Bold: true}, widget.MediumImportance
-	case render.RowMono:
+	case render.RowMono, render.RowCaption:
 		return fyne.TextStyle{Monospace: true}, widget.MediumImportance
-	case render.RowCaption:
-		return fyne.TextStyle{Monospace: true}, widget.MediumImportance
-	case render.RowState:
-		return fyne.TextStyle{Italic: true}, widget.MediumImportance
-	case render.RowNotice:
+	case render.RowState, render.RowNotice:
 		return fyne.TextStyle{Italic: true}, widget.MediumImportance
 	}
 	return fyne.TextStyle{}, widget.MediumImportance
