@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -67,15 +66,7 @@ func OutBlobFile(ref string) string {
 
 // Blob returns a blob's record.
 func (tx *Tx) Blob(dir string, peer key.PublicKey, ref string) (*Blob, bool) {
-	v := tx.btx.Bucket(bBlobs).Get(blobKey(dir, peer, ref))
-	if v == nil {
-		return nil, false
-	}
-	b := &Blob{}
-	if json.Unmarshal(v, b) != nil {
-		return nil, false
-	}
-	return b, true
+	return getRecord[Blob](tx.btx.Bucket(bBlobs), blobKey(dir, peer, ref))
 }
 
 // PutBlob stores a blob's record.
@@ -84,23 +75,11 @@ func (tx *Tx) PutBlob(b *Blob) error {
 	if err != nil {
 		return fmt.Errorf("store: put blob: %w", err)
 	}
-	v, err := json.Marshal(b)
-	if err != nil {
-		return fmt.Errorf("store: put blob: %w", err)
-	}
-	return tx.btx.Bucket(bBlobs).Put(blobKey(b.Dir, p, b.Ref), v)
+	return putRecord(tx.btx.Bucket(bBlobs), blobKey(b.Dir, p, b.Ref), b, "put blob")
 }
 
 // Blobs calls fn for every blob record.
-func (tx *Tx) Blobs(fn func(*Blob) bool) {
-	c := tx.btx.Bucket(bBlobs).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		b := &Blob{}
-		if json.Unmarshal(v, b) == nil && !fn(b) {
-			return
-		}
-	}
-}
+func (tx *Tx) Blobs(fn func(*Blob) bool) { eachRecord(tx.btx.Bucket(bBlobs), fn) }
 
 // ChunkHash is a chunk's sha256 computed ahead of ApplyChunk (off the
 // commit path): the blob's hash state (HashState) before the chunk, and the

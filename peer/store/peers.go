@@ -36,15 +36,7 @@ type Peer struct {
 
 // Peer returns a peer's record.
 func (tx *Tx) Peer(k key.PublicKey) (*Peer, bool) {
-	v := tx.btx.Bucket(bPeers).Get(peerBytes(k))
-	if v == nil {
-		return nil, false
-	}
-	p := &Peer{}
-	if err := json.Unmarshal(v, p); err != nil {
-		return nil, false
-	}
-	return p, true
+	return getRecord[Peer](tx.btx.Bucket(bPeers), peerBytes(k))
 }
 
 // PutPeer stores a peer's record.
@@ -53,23 +45,11 @@ func (tx *Tx) PutPeer(p *Peer) error {
 	if err != nil {
 		return fmt.Errorf("store: put peer: %w", err)
 	}
-	v, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("store: put peer: %w", err)
-	}
-	return tx.btx.Bucket(bPeers).Put(peerBytes(k), v)
+	return putRecord(tx.btx.Bucket(bPeers), peerBytes(k), p, "put peer")
 }
 
 // Peers calls fn for every known peer.
-func (tx *Tx) Peers(fn func(*Peer) bool) {
-	c := tx.btx.Bucket(bPeers).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		p := &Peer{}
-		if json.Unmarshal(v, p) == nil && !fn(p) {
-			return
-		}
-	}
-}
+func (tx *Tx) Peers(fn func(*Peer) bool) { eachRecord(tx.btx.Bucket(bPeers), fn) }
 
 // GrantRec is a stored grant: the exact object bytes and when it expires.
 type GrantRec struct {
@@ -83,36 +63,16 @@ type GrantRec struct {
 
 // PutGrant stores a grant record under its ID.
 func (tx *Tx) PutGrant(g *GrantRec) error {
-	v, err := json.Marshal(g)
-	if err != nil {
-		return fmt.Errorf("store: put grant: %w", err)
-	}
-	return tx.btx.Bucket(bGrants).Put([]byte(g.ID), v)
+	return putRecord(tx.btx.Bucket(bGrants), []byte(g.ID), g, "put grant")
 }
 
 // Grant returns one grant record.
 func (tx *Tx) Grant(id string) (*GrantRec, bool) {
-	v := tx.btx.Bucket(bGrants).Get([]byte(id))
-	if v == nil {
-		return nil, false
-	}
-	g := &GrantRec{}
-	if json.Unmarshal(v, g) != nil {
-		return nil, false
-	}
-	return g, true
+	return getRecord[GrantRec](tx.btx.Bucket(bGrants), []byte(id))
 }
 
 // Grants calls fn for every stored grant.
-func (tx *Tx) Grants(fn func(*GrantRec) bool) {
-	c := tx.btx.Bucket(bGrants).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		g := &GrantRec{}
-		if json.Unmarshal(v, g) == nil && !fn(g) {
-			return
-		}
-	}
-}
+func (tx *Tx) Grants(fn func(*GrantRec) bool) { eachRecord(tx.btx.Bucket(bGrants), fn) }
 
 // GrantCount is how many grant records are stored (keys counted, nothing
 // decoded).
