@@ -303,6 +303,9 @@ func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
 		}
 		return nil
 	}
+	// path is an fs request's path field, with FieldRefused after it when
+	// the node will refuse the path.
+	path := func(p string) []Field { return append([]Field{{"path", p}}, refused(p)...) }
 	// A profile request asks for one capability, which says how its data
 	// reads (the mime it came with).
 	switch {
@@ -329,16 +332,13 @@ func detailFields(r peer.ApprovalRequest, check PathCheck) []Field {
 		if json.Unmarshal(d, &x) != nil {
 			break
 		}
-		f := []Field{{"path", x.Path}}
-		f = append(f, refused(x.Path)...)
-		return append(f, writeFields(d)...)
+		return append(path(x.Path), writeFields(d)...)
 	case slices.Contains(r.Caps, grant.CapFSRead):
 		var x profile.ReadRequest
 		if json.Unmarshal(d, &x) != nil {
 			break
 		}
-		f := []Field{{"path", x.Path}}
-		f = append(f, refused(x.Path)...)
+		f := path(x.Path)
 		length := int64(0)
 		if x.Length != nil {
 			length = *x.Length
