@@ -44,3 +44,21 @@ var (
 	// Listener.Accept after the listener closed. It wraps net.ErrClosed.
 	ErrClosed = fmt.Errorf("transport: closed: %w", net.ErrClosed)
 )
+
+// acceptErr wraps an Accept failure of the listener at addr: ErrClosed once
+// the listener is closed, the failure itself otherwise.
+func acceptErr(addr string, err error) error {
+	if errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("transport: accept %s: %w", addr, ErrClosed)
+	}
+	return fmt.Errorf("transport: accept %s: %w", addr, err)
+}
+
+// closeListener closes the OS listener of the listener at addr; closing
+// one already closed is not an error.
+func closeListener(ln net.Listener, addr string) error {
+	if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("transport: close %s: %w", addr, err)
+	}
+	return nil
+}

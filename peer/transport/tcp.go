@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -81,10 +80,7 @@ func (l *tcpListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.ln.Accept()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil, fmt.Errorf("transport: accept %s: %w", l.addr, ErrClosed)
-			}
-			return nil, fmt.Errorf("transport: accept %s: %w", l.addr, err)
+			return nil, acceptErr(l.addr, err)
 		}
 		var remote netip.Addr
 		if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
@@ -107,12 +103,7 @@ func (l *tcpListener) Accept() (net.Conn, error) {
 }
 
 // Close stops listening.
-func (l *tcpListener) Close() error {
-	if err := l.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-		return fmt.Errorf("transport: close %s: %w", l.addr, err)
-	}
-	return nil
-}
+func (l *tcpListener) Close() error { return closeListener(l.ln, l.addr) }
 
 // Addr returns tcp://HOST:PORT with the bound port.
 func (l *tcpListener) Addr() string { return l.addr }

@@ -67,21 +67,13 @@ type unixListener struct {
 func (l *unixListener) Accept() (net.Conn, error) {
 	c, err := l.ln.AcceptUnix()
 	if err != nil {
-		if errors.Is(err, net.ErrClosed) {
-			return nil, fmt.Errorf("transport: accept %s: %w", l.addr, ErrClosed)
-		}
-		return nil, fmt.Errorf("transport: accept %s: %w", l.addr, err)
+		return nil, acceptErr(l.addr, err)
 	}
 	return c, nil
 }
 
 // Close stops listening and removes the socket file.
-func (l *unixListener) Close() error {
-	if err := l.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-		return fmt.Errorf("transport: close %s: %w", l.addr, err)
-	}
-	return nil
-}
+func (l *unixListener) Close() error { return closeListener(l.ln, l.addr) }
 
 // Addr returns unix:///abs/path.
 func (l *unixListener) Addr() string { return l.addr }

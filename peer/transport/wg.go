@@ -122,7 +122,7 @@ type wgListener struct {
 func (l *wgListener) Accept() (net.Conn, error) {
 	c, err := l.l.Accept()
 	if err != nil {
-		return nil, fmt.Errorf("transport: accept %s: %w", l.addr, err)
+		return nil, acceptErr(l.addr, err)
 	}
 	return c, nil
 }
