@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -45,10 +46,11 @@ type DBusBackend struct {
 	done    chan struct{}
 	wg      sync.WaitGroup
 
+	closed atomic.Bool // set by the first Close
+
 	mu sync.Mutex
 	// mu guards:
-	caps   []string // nil: not asked since the owner last changed
-	closed bool
+	caps []string // nil: not asked since the owner last changed
 }
 
 // DBus connects to the session bus and subscribes to the notification
@@ -254,13 +256,9 @@ func (b *DBusBackend) Signals() <-chan Signal { return b.out }
 // Close implements Backend: it stops the signal loop and, when DBus opened
 // the connection, closes it.
 func (b *DBusBackend) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	if !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	b.closed = true
-	b.mu.Unlock()
 	b.conn.RemoveSignal(b.raw)
 	close(b.done)
 	b.wg.Wait()

@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,9 +69,7 @@ type Instance struct {
 	ln     net.Listener
 	logger *slog.Logger
 
-	mu sync.Mutex
-	// mu guards:
-	closed bool
+	closed atomic.Bool // set by the first Close
 
 	wg sync.WaitGroup
 }
@@ -134,10 +133,7 @@ func (i *Instance) Serve(show func()) error {
 	for {
 		c, err := i.ln.Accept()
 		if err != nil {
-			i.mu.Lock()
-			closed := i.closed
-			i.mu.Unlock()
-			if closed {
+			if i.closed.Load() {
 				return nil
 			}
 			return fmt.Errorf("instance: accept: %w", err)
@@ -173,13 +169,9 @@ func (i *Instance) Addr() string { return i.ln.Addr().String() }
 // Close stops listening and waits for requests in flight. It is safe to
 // call more than once.
 func (i *Instance) Close() error {
-	i.mu.Lock()
-	if i.closed {
-		i.mu.Unlock()
+	if !i.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	i.closed = true
-	i.mu.Unlock()
 	err := i.ln.Close()
 	i.wg.Wait()
 	return err

@@ -4,19 +4,16 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
+	"sync/atomic"
 
 	"gvisor.dev/gvisor/pkg/tcpip/adapters/gonet"
 )
 
 // Listener accepts AWP connections on tunnel TCP port 1.
 type Listener struct {
-	d  *Device
-	tl *gonet.TCPListener
-
-	mu sync.Mutex
-	// mu guards:
-	closed bool
+	d      *Device
+	tl     *gonet.TCPListener
+	closed atomic.Bool // set by the first Close
 }
 
 // Listen starts accepting connections on the device's tunnel address, TCP
@@ -47,7 +44,7 @@ func (l *Listener) Accept() (*Conn, error) {
 	for {
 		nc, err := l.tl.Accept()
 		if err != nil {
-			if l.isClosed() {
+			if l.closed.Load() {
 				return nil, fmt.Errorf("wg: accept: %w", net.ErrClosed)
 			}
 			return nil, fmt.Errorf("wg: accept: %w", err)
@@ -72,22 +69,12 @@ func (l *Listener) Accept() (*Conn, error) {
 	}
 }
 
-func (l *Listener) isClosed() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closed
-}
-
 // Close stops accepting and unblocks Accept. Connections already accepted
 // stay open. It is idempotent.
 func (l *Listener) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+	if !l.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	l.closed = true
-	l.mu.Unlock()
 	l.tl.Shutdown()
 	l.tl.Close()
 	l.d.mu.Lock()
