@@ -361,14 +361,20 @@ func (e *env) dialContext(timeout time.Duration) (context.Context, context.Cance
 	return e.ctx, func() {}
 }
 
+// answer prints a command's answer: v as one line of JSON with --json,
+// else text on its own line.
+func (e *env) answer(asJSON bool, v any, text string) error {
+	if asJSON {
+		return writeJSON(e.stdout, v)
+	}
+	_, err := fmt.Fprintln(e.stdout, text)
+	return err
+}
+
 // printKey prints a peer's key: alone on its line, or {"key": …} with
 // --json.
 func (e *env) printKey(k key.PublicKey, asJSON bool) error {
-	if asJSON {
-		return writeJSON(e.stdout, map[string]string{"key": k.String()})
-	}
-	_, err := fmt.Fprintln(e.stdout, k.String())
-	return err
+	return e.answer(asJSON, map[string]string{"key": k.String()}, k.String())
 }
 
 // logger is the peer's log on stderr: info, or debug when verbose.

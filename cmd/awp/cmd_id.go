@@ -33,11 +33,7 @@ func runID(e *env, args []string) error {
 	if created {
 		fmt.Fprintf(e.stderr, "awp id: created a new identity for %s\n", dir)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, map[string]string{"key": k.Public().String()})
-	}
-	_, err = fmt.Fprintln(e.stdout, k.Public().String())
-	return err
+	return e.printKey(k.Public(), *asJSON)
 }
 
 // keyringMode resolves --keyring and $AWP_KEYRING; a bad value is bad usage.

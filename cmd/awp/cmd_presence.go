@@ -115,11 +115,7 @@ func presenceDetail(e *env, fs *flagSet, pos []string, asJSON bool) error {
 	if err != nil {
 		return e.wrap("presence", err)
 	}
-	if asJSON {
-		return writeJSON(e.stdout, map[string]string{"detail": d})
-	}
-	_, err = fmt.Fprintln(e.stdout, d)
-	return err
+	return e.answer(asJSON, map[string]string{"detail": d}, d)
 }
 
 func runMirror(e *env, args []string) error {
@@ -201,11 +197,7 @@ func runInvite(e *env, args []string) error {
 	if err != nil {
 		return e.wrap("invite", err)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, map[string]string{"invite": inv})
-	}
-	_, err = fmt.Fprintln(e.stdout, inv)
-	return err
+	return e.answer(*asJSON, map[string]string{"invite": inv}, inv)
 }
 
 func runAdd(e *env, args []string) error {

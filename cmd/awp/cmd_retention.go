@@ -21,7 +21,7 @@ func runRetention(e *env, args []string) error {
 	fs := newFlags("retention")
 	var rf retentionFlags
 	rf.flags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.jsonFlag(false)
 	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
@@ -45,11 +45,7 @@ func runRetention(e *env, args []string) error {
 	if err != nil {
 		return e.wrap("retention", err)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, b)
-	}
-	fmt.Fprintf(e.stdout, "keep threads: %s\nkeep blobs of closed threads: %s\n", deref(b.KeepThreads), deref(b.KeepBlobs))
-	return nil
+	return e.answer(*asJSON, b, fmt.Sprintf("keep threads: %s\nkeep blobs of closed threads: %s", deref(b.KeepThreads), deref(b.KeepBlobs)))
 }
 
 func deref(s *string) string {

@@ -1,10 +1,6 @@
 package main
 
-import (
-	"fmt"
-
-	"github.com/awp-tray/awp-tray/peer/profile"
-)
+import "github.com/awp-tray/awp-tray/peer/profile"
 
 var cmdSandbox = &command{
 	name:    "sandbox",
@@ -44,11 +40,7 @@ func runSandbox(e *env, args []string) error {
 	if err != nil {
 		return e.wrap("sandbox", err)
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, st)
-	}
-	_, err = fmt.Fprintln(e.stdout, describeSandbox(st))
-	return err
+	return e.answer(*asJSON, st, describeSandbox(st))
 }
 
 // describeSandbox says in one line how exec runs.

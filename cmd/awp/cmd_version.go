@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -71,9 +70,5 @@ func runVersion(e *env, args []string) error {
 		return err
 	}
 	b := readBuildInfo()
-	if *asJSON {
-		return writeJSON(e.stdout, b)
-	}
-	_, err := fmt.Fprintln(e.stdout, b)
-	return err
+	return e.answer(*asJSON, b, b.String())
 }
