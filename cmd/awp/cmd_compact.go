@@ -26,11 +26,7 @@ const compactReport = time.Second
 func runCompact(e *env, args []string) error {
 	fs := newFlags("compact")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	dir, err := e.dataDir(fs.data)

@@ -426,10 +426,7 @@ func runRequest(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		return usagef("missing exec, fs:read or fs:write")
-	}
-	if err := nArgs(pos, 1, ""); err != nil {
+	if err := nArgs(pos, 1, "exec, fs:read or fs:write"); err != nil {
 		return err
 	}
 	set := map[string]bool{}

@@ -42,11 +42,7 @@ func runMCP(e *env, args []string) error {
 		o.warmBuffers, f.DefValue = false, "false"
 	}
 	runPeer := fs.Bool("run", false, "start the peer of --data in this process when none runs, and stop it when the session ends")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := nArgs(pos, 0, ""); err != nil {
+	if err := fs.parseNoArgs(args); err != nil {
 		return err
 	}
 	if !*runPeer {

@@ -34,13 +34,10 @@ func runService(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		return usagef("missing install, uninstall or print")
-	}
-	action := pos[0]
-	if err := nArgs(pos[1:], 0, ""); err != nil {
+	if err := nArgs(pos, 1, "install, uninstall or print"); err != nil {
 		return err
 	}
+	action := pos[0]
 	switch action {
 	case "install", "print":
 		if err := o.check(); err != nil {
