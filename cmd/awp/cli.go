@@ -261,6 +261,19 @@ func checkTh(flagName, s string) error {
 	return nil
 }
 
+// checkAddress reports bad usage unless --to (to) is given and --th (th),
+// when given, is a thread id: the flags that address a line (send,
+// request).
+func checkAddress(to, th string) error {
+	if to == "" {
+		return usagef("--to is required")
+	}
+	if th == "" {
+		return nil
+	}
+	return checkTh("--th", th)
+}
+
 // clientTo returns a local API client for the data directory of fs and
 // the key to (--to: a key, a key prefix or a peer's name) names.
 func (e *env) clientTo(fs *flagSet, to string) (*localapi.Client, key.PublicKey, error) {

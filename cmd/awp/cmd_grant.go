@@ -207,13 +207,8 @@ func (o *requestOptions) request(verb string, set map[string]bool, argv []string
 		return r, usagef("%q: want exec, fs:read or fs:write", verb)
 	}
 	r.Mime, r.Th = mime, o.th // r.To: the caller resolves o.to
-	if o.to == "" {
-		return r, usagef("--to is required")
-	}
-	if o.th != "" {
-		if err := checkTh("--th", o.th); err != nil {
-			return r, err
-		}
+	if err := checkAddress(o.to, o.th); err != nil {
+		return r, err
 	}
 	if o.timeout < 0 {
 		return r, usagef("--timeout must not be negative")

@@ -55,13 +55,8 @@ func (o *sendOptions) flags(fs *flagSet) {
 // files are failures (exit 1).
 func (o *sendOptions) request() (peer.SendRequest, error) {
 	r := peer.SendRequest{Th: o.th, Subject: o.subject, Re: o.re}
-	if o.to == "" {
-		return r, usagef("--to is required")
-	}
-	if o.th != "" {
-		if err := checkTh("--th", o.th); err != nil {
-			return r, err
-		}
+	if err := checkAddress(o.to, o.th); err != nil {
+		return r, err
 	}
 	if o.lang != "" && o.codeFile == "" {
 		return r, usagef("--lang needs --code-file")
