@@ -187,23 +187,12 @@ func requestData(in RequestIn) (mime string, data map[string]any, err error) {
 	if strings.TrimSpace(in.To) == "" {
 		return "", nil, badArg("to is empty: name the peer that runs the request (awp_peers lists them)")
 	}
-	only := func(kind string, set map[string]bool) error {
-		for name, on := range set {
-			if on {
-				return badArg("%s does not go with kind %s", name, kind)
-			}
-		}
-		return nil
+	if err := otherKindsArgs(in); err != nil {
+		return "", nil, err
 	}
-	execSet := map[string]bool{"cmd": len(in.Cmd) > 0, "cwd": in.Cwd != "", "env": len(in.Env) > 0, "stdin": in.Stdin != "", "exec_timeout_s": in.ExecTimeoutS != 0}
-	readSet := map[string]bool{"offset": in.Offset != 0, "length": in.Length != 0}
-	writeSet := map[string]bool{"content": in.Content != "", "encoding": in.Encoding != "", "append": in.Append, "mkdir": in.Mkdir}
 	data = map[string]any{}
 	switch in.Kind {
 	case "exec":
-		if err := errors.Join(only("exec", readSet), only("exec", writeSet)); err != nil {
-			return "", nil, err
-		}
 		if in.Path != "" {
 			return "", nil, badArg("path does not go with kind exec (give cwd for the working directory)")
 		}
@@ -230,9 +219,6 @@ func requestData(in RequestIn) (mime string, data map[string]any, err error) {
 		setIf(data, "timeout", in.ExecTimeoutS, in.ExecTimeoutS > 0)
 		return profile.MimeExec, data, nil
 	case "fs:read":
-		if err := errors.Join(only("fs:read", execSet), only("fs:read", writeSet)); err != nil {
-			return "", nil, err
-		}
 		if in.Path == "" {
 			return "", nil, badArg("fs:read needs path (relative to the peer's workspace; \".\" lists its root)")
 		}
@@ -241,9 +227,6 @@ func requestData(in RequestIn) (mime string, data map[string]any, err error) {
 		setIf(data, "length", in.Length, in.Length > 0)
 		return profile.MimeRead, data, nil
 	case "fs:write":
-		if err := errors.Join(only("fs:write", execSet), only("fs:write", readSet)); err != nil {
-			return "", nil, err
-		}
 		if in.Path == "" {
 			return "", nil, badArg("fs:write needs path (relative to the peer's workspace)")
 		}
@@ -254,6 +237,38 @@ func requestData(in RequestIn) (mime string, data map[string]any, err error) {
 		return profile.MimeWrite, data, nil
 	}
 	return "", nil, badArg("kind %q: want exec, fs:read or fs:write", in.Kind)
+}
+
+// otherKindsArgs refuses, for a known kind, the arguments of the other
+// kinds (one named for each kind they belong to); path, which fs:read and
+// fs:write share, is checked with the kind.
+func otherKindsArgs(in RequestIn) error {
+	kinds := []struct {
+		kind string
+		args map[string]bool // the argument's name: given
+	}{
+		{"exec", map[string]bool{"cmd": len(in.Cmd) > 0, "cwd": in.Cwd != "", "env": len(in.Env) > 0, "stdin": in.Stdin != "", "exec_timeout_s": in.ExecTimeoutS != 0}},
+		{"fs:read", map[string]bool{"offset": in.Offset != 0, "length": in.Length != 0}},
+		{"fs:write", map[string]bool{"content": in.Content != "", "encoding": in.Encoding != "", "append": in.Append, "mkdir": in.Mkdir}},
+	}
+	var errs []error
+	known := false
+	for _, k := range kinds {
+		if k.kind == in.Kind {
+			known = true
+			continue
+		}
+		for name, given := range k.args {
+			if given {
+				errs = append(errs, badArg("%s does not go with kind %s", name, in.Kind))
+				break
+			}
+		}
+	}
+	if !known {
+		return nil // requestData refuses the kind
+	}
+	return errors.Join(errs...)
 }
 
 func setIf(m map[string]any, k string, v any, ok bool) {
