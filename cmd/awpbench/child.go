@@ -303,11 +303,9 @@ func (c *child) sender() error {
 	ctx := context.Background()
 	switch c.mode {
 	case "msgs":
-		t0 := time.Now()
-		if err := c.connect(ctx, c.addr); err != nil {
+		if err := c.connectTimed(ctx); err != nil {
 			return err
 		}
-		c.emit(childMsg{Event: "connected", ConnectS: time.Since(t0).Seconds()})
 		start := time.Now()
 		th, err := c.sendMany(ctx)
 		if err != nil {
@@ -340,11 +338,9 @@ func (c *child) sender() error {
 		}
 		c.emit(childMsg{Event: "result", N: c.n, ConnectS: connected.Seconds(), AckedS: time.Since(t0).Seconds()})
 	case "blob":
-		t0 := time.Now()
-		if err := c.connect(ctx, c.addr); err != nil {
+		if err := c.connectTimed(ctx); err != nil {
 			return err
 		}
-		c.emit(childMsg{Event: "connected", ConnectS: time.Since(t0).Seconds()})
 		start := time.Now()
 		if _, err := c.node.Send(ctx, peer.SendRequest{To: c.peerKey, Subject: "blob",
 			Blobs: []peer.BlobFile{{Path: c.blob}}}); err != nil {
@@ -356,6 +352,17 @@ func (c *child) sender() error {
 	default:
 		return fmt.Errorf("sender: unknown mode %q", c.mode)
 	}
+	return nil
+}
+
+// connectTimed connects to c.addr and reports how long that took
+// ("connected").
+func (c *child) connectTimed(ctx context.Context) error {
+	t0 := time.Now()
+	if err := c.connect(ctx, c.addr); err != nil {
+		return err
+	}
+	c.emit(childMsg{Event: "connected", ConnectS: time.Since(t0).Seconds()})
 	return nil
 }
 
