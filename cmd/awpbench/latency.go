@@ -72,10 +72,7 @@ func (b *bench) latencyFig() error {
 	if err != nil {
 		return err
 	}
-	if _, err := send.stop(time.Minute); err != nil {
-		return err
-	}
-	if _, err := recv.stop(time.Minute); err != nil {
+	if _, _, err := stopPair(send, recv); err != nil {
 		return err
 	}
 	if len(blob.during) == 0 {

@@ -87,11 +87,7 @@ func (b *bench) idleFig() error {
 	if err != nil {
 		return err
 	}
-	sd, err := send.stop(time.Minute)
-	if err != nil {
-		return err
-	}
-	rd, err := recv.stop(time.Minute)
+	sd, rd, err := stopPair(send, recv)
 	if err != nil {
 		return err
 	}

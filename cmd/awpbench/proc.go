@@ -124,6 +124,16 @@ func (p *proc) stop(timeout time.Duration) (childMsg, error) {
 	return p.finish(timeout)
 }
 
+// stopPair stops a sender, then its receiver, and returns their final
+// reports (the receiver is left running when the sender fails to stop).
+func stopPair(send, recv *proc) (sd, rd childMsg, err error) {
+	if sd, err = send.stop(time.Minute); err != nil {
+		return sd, rd, err
+	}
+	rd, err = recv.stop(time.Minute)
+	return sd, rd, err
+}
+
 // finish waits for the child's done line and its exit.
 func (p *proc) finish(timeout time.Duration) (childMsg, error) {
 	m, err := p.expect("done", timeout)

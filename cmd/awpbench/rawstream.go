@@ -42,11 +42,8 @@ func (b *bench) runRaw2(tag string, size int64, bd binding) (streamRate, error) 
 	if err != nil {
 		return rr, err
 	}
-	sd, err := send.stop(time.Minute)
+	sd, _, err := stopPair(send, recv)
 	if err != nil {
-		return rr, err
-	}
-	if _, err := recv.stop(time.Minute); err != nil {
 		return rr, err
 	}
 	rr.mbs = float64(size) / 1e6 / time.Duration(got.CompleteNS-got.StartNS).Seconds()
