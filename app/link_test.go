@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -84,18 +85,11 @@ func TestIdleExit(t *testing.T) {
 // only turns a hang into a failure.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testsync.Eventually(t, what, func() bool {
 		var ok bool
 		fyne.DoAndWait(func() { ok = cond() })
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return ok
+	})
 }
 
 // A burst of events is one refresh; the loop ends with the subscription.

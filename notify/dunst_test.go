@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/notify"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -276,7 +277,7 @@ func (p *nodePeer) Ask(t *testing.T) string {
 	go p.remote.Request(t.Context(), p.local.Key(), "application/vnd.awp.fs-read+json",
 		json.RawMessage(`{"path":"note.txt"}`), "")
 	var id string
-	waitFor(t, "the request pending on the local node", func() bool {
+	testsync.Eventually(t, "the request pending on the local node", func() bool {
 		for _, r := range p.local.Pending() {
 			if !before[r.ID] {
 				id = r.ID
@@ -328,7 +329,7 @@ func (r *recordingBackend) sent() []notify.Notification {
 
 func (r *recordingBackend) waitSent(t *testing.T, n int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d notifications sent", n), func() bool { return len(r.sent()) >= n })
+	testsync.Eventually(t, fmt.Sprintf("%d notifications sent", n), func() bool { return len(r.sent()) >= n })
 }
 
 // dunst is a dunst process with a config in a temp dir; its dmenu is a
@@ -388,7 +389,7 @@ func (d *dunst) stop() {
 // waitUp waits until dunst owns the name.
 func (d *dunst) waitUp(t *testing.T, b *notify.DBusBackend) {
 	t.Helper()
-	waitFor(t, "dunst on the bus", func() bool {
+	testsync.Eventually(t, "dunst on the bus", func() bool {
 		name, _, err := b.ServerInfo(t.Context())
 		return err == nil && name == "dunst"
 	})
@@ -398,7 +399,7 @@ func (d *dunst) waitUp(t *testing.T, b *notify.DBusBackend) {
 func (d *dunst) restart(t *testing.T, b *notify.DBusBackend) {
 	t.Helper()
 	d.stop()
-	waitFor(t, "dunst gone", func() bool {
+	testsync.Eventually(t, "dunst gone", func() bool {
 		_, _, err := b.ServerInfo(t.Context())
 		return err != nil
 	})
@@ -466,18 +467,6 @@ func escapeIf(caps []string, s string) string {
 		}
 	}
 	return s
-}
-
-// waitFor polls cond until it holds; the deadline only bounds a failure.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func waitChan[T any](t *testing.T, ch <-chan T, what string) T {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -93,7 +94,7 @@ func BenchmarkGrantedRead(b *testing.B) {
 	if _, err := exe.Grant(context.Background(), req.Key(), []string{"fs:read"}, time.Hour, nil, ""); err != nil {
 		b.Fatal(err)
 	}
-	eventually(b, "req holds the grant", func() bool { gs, _ := req.Grants(); return len(gs) == 1 })
+	testsync.Eventually(b, "req holds the grant", func() bool { gs, _ := req.Grants(); return len(gs) == 1 })
 	data := json.RawMessage(`{"path":"a.txt"}`)
 	cpu0 := cpuTime()
 	b.ResetTimer()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -48,7 +49,7 @@ func BenchmarkDurableMsgs(b *testing.B) {
 		}(w)
 	}
 	wg.Wait()
-	eventually(b, "all acked", func() bool {
+	testsync.Eventually(b, "all acked", func() bool {
 		ti, err := a.Thread(th, key.PublicKey{})
 		if err != nil || ti.Lines != b.N {
 			return false

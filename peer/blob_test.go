@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -58,7 +59,7 @@ func blobRef(t *testing.T, n *testNode, r SendResult) string {
 // its bytes against data.
 func wantBlob(t *testing.T, from, to *testNode, ref string, data []byte) {
 	t.Helper()
-	eventually(t, "blob "+ref+" complete", func() bool {
+	testsync.Eventually(t, "blob "+ref+" complete", func() bool {
 		bs, _ := to.Blobs()
 		for _, x := range bs {
 			if x.Ref == ref && x.Dir == "in" {
@@ -294,7 +295,7 @@ func TestWarmBuffers(t *testing.T) {
 	// back once the long lines are over (the next short line; here the
 	// session's end at the latest).
 	b.Close()
-	eventually(t, "the read buffer back in the pool", func() bool { return readBufs.Len() == reads })
+	testsync.Eventually(t, "the read buffer back in the pool", func() bool { return readBufs.Len() == reads })
 	if n := b.lineBufs.inUse(); n != 0 {
 		t.Errorf("%d long-line slots still lent after the session ended", n)
 	}
@@ -311,7 +312,7 @@ func TestLongMsgReturnsChunkBuf(t *testing.T) {
 	connect(t, a, b)
 	before := chunkBufs.Len()
 	r := sendText(t, a, b.Key(), "", strings.Repeat("code ", 20<<10))
-	eventually(t, "b has the line", func() bool {
+	testsync.Eventually(t, "b has the line", func() bool {
 		ls, err := b.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
@@ -319,7 +320,7 @@ func TestLongMsgReturnsChunkBuf(t *testing.T) {
 		t.Fatalf("chunk buffers during the session: %d in the pool, want %d (one kept by b's reader)", got, before-1)
 	}
 	b.Close()
-	eventually(t, "the chunk buffer back in the pool", func() bool { return chunkBufs.Len() == before })
+	testsync.Eventually(t, "the chunk buffer back in the pool", func() bool { return chunkBufs.Len() == before })
 }
 
 // TestBlobRepeatOfUnstoredChunk: a chunk the reader skips as a repeat of

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -296,7 +297,7 @@ func BenchmarkAttackErrFlood(b *testing.B) {
 			tc.SetReadBuffer(4096)
 		}
 		p.handshake()
-		eventually(b, "the session up", func() bool { return a.sessionFor(p.priv.Public()) != nil })
+		testsync.Eventually(b, "the session up", func() bool { return a.sessionFor(p.priv.Public()) != nil })
 		p.c.SetDeadline(time.Now().Add(2 * time.Minute))
 		m := startMeter(b)
 		bad := []byte(strings.Repeat(`{"t":"msg","id":"01J9ZX00000000000000000001","th":"thr_x"}`+"\n", 100))

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -177,7 +178,7 @@ func TestHostileErrFlood(t *testing.T) {
 		tc.SetReadBuffer(4096) // the node's writer blocks soon
 	}
 	p.handshake()
-	eventually(t, "the session up", func() bool { return a.sessionFor(p.priv.Public()) != nil })
+	testsync.Eventually(t, "the session up", func() bool { return a.sessionFor(p.priv.Public()) != nil })
 	done := make(chan error, 1)
 	go func() {
 		bad := []byte(`{"t":"msg","id":"01J9ZX00000000000000000001","th":"thr_x"}` + "\n")
@@ -230,7 +231,7 @@ func TestHostileSessionsAndLongLines(t *testing.T) {
 	for _, p := range accepted {
 		p.c.SetReadDeadline(time.Now().Add(20 * time.Second))
 	}
-	eventually(t, "sessions registered or refused", func() bool {
+	testsync.Eventually(t, "sessions registered or refused", func() bool {
 		a.mu.Lock()
 		n := len(a.sessions)
 		a.mu.Unlock()
@@ -256,7 +257,7 @@ func TestHostileSessionsAndLongLines(t *testing.T) {
 	for _, p := range kept {
 		wg.Go(func() { p.c.SetWriteDeadline(time.Now().Add(time.Minute)); p.c.Write(partial) })
 	}
-	eventually(t, "the long-line slots strangers may take all taken", func() bool {
+	testsync.Eventually(t, "the long-line slots strangers may take all taken", func() bool {
 		return a.lineBufs.inUse() == MaxStrangerLineBufs
 	})
 	time.Sleep(200 * time.Millisecond) // whatever else the readers take
@@ -277,7 +278,7 @@ func TestHostileSessionsAndLongLines(t *testing.T) {
 		p.c.Close()
 	}
 	wg.Wait()
-	eventually(t, "the slots given back", func() bool { return a.lineBufs.inUse() == 0 })
+	testsync.Eventually(t, "the slots given back", func() bool { return a.lineBufs.inUse() == 0 })
 }
 
 // TestHostilePresenceBytes (item 12): neighbours with throwaway keys send
@@ -432,7 +433,7 @@ func TestIncompleteBlobExpiry(t *testing.T) {
 	id = p.ids.New()
 	p.line(p.chunkLine(id, th, "blob_new", 0, make([]byte, 500), false)) // this one is fresh
 	p.expectAck(th, id, "")
-	eventually(t, "the old blob expired and its file removed", func() bool {
+	testsync.Eventually(t, "the old blob expired and its file removed", func() bool {
 		_, err := os.Stat(file)
 		return blobOf(t, a, "blob_old").Corrupt && os.IsNotExist(err)
 	})
@@ -530,7 +531,7 @@ func TestHostileFullDisk(t *testing.T) {
 			return len(ls) == want && allOutAcked(ls)
 		}
 	}
-	eventually(t, "the first line acked", acked(b, 1))
+	testsync.Eventually(t, "the first line acked", acked(b, 1))
 
 	p := dialRaw(t, a)
 	p.handshake()
@@ -547,11 +548,11 @@ func TestHostileFullDisk(t *testing.T) {
 		t.Fatalf("stranger's line: err %+v", e)
 	}
 	sendText(t, b, a.Key(), th, "trusted, low disk")
-	eventually(t, "the trusted peer's line acked", acked(b, 2))
+	testsync.Eventually(t, "the trusted peer's line acked", acked(b, 2))
 	if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Parts: []json.RawMessage{wire.TextPart("own, low disk")}}); err != nil {
 		t.Fatalf("own send on a low disk: %v", err)
 	}
-	eventually(t, "a's own line acked", acked(a, 3))
+	testsync.Eventually(t, "a's own line acked", acked(a, 3))
 
 	// Full.
 	free = fill(0)
@@ -579,7 +580,7 @@ func TestHostileFullDisk(t *testing.T) {
 
 	// Space returns: the refused lines arrive by themselves, in order.
 	fill(-1)
-	eventually(t, "the refused lines stored and acked", acked(b, 3+5+2))
+	testsync.Eventually(t, "the refused lines stored and acked", acked(b, 3+5+2))
 	ls, _ := a.Lines(th, key.PublicKey{})
 	var texts []string
 	for _, l := range ls {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -158,7 +159,7 @@ func TestPresenceDefaultPeers(t *testing.T) {
 	connect(t, other, n)
 	sendText(t, n, other.Key(), "", "a thread with a subject")
 	// The other peer's record is stored after the handshake, not with it.
-	eventually(t, "the other peer in the peer list", func() bool { return len(n.buildDoc("peers").Peers) > 0 })
+	testsync.Eventually(t, "the other peer in the peer list", func() bool { return len(n.buildDoc("peers").Peers) > 0 })
 	doc := n.buildDoc(n.PresenceDetail())
 	if len(doc.Threads) != 0 || len(doc.Peers) == 0 {
 		t.Fatalf("peers detail published threads %v (peers %v)", doc.Threads, doc.Peers)
@@ -207,7 +208,7 @@ func TestExecSandboxSetting(t *testing.T) {
 	connect(t, req, n)
 	done := make(chan error, 1)
 	go func() { _, err := request(t, req, n, execData(t, "echo hi", nil)); done <- err }()
-	eventually(t, "the request pending", func() bool { return len(n.Pending()) == 1 })
+	testsync.Eventually(t, "the request pending", func() bool { return len(n.Pending()) == 1 })
 	if p := n.Pending()[0]; p.Sandbox != profile.SandboxNone {
 		t.Errorf("approval request sandbox %q, want none", p.Sandbox)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -112,7 +113,7 @@ func FuzzHandshake(f *testing.F) {
 		pings++
 		sendText(t, b, a.Key(), th, "ping")
 		want := pings
-		eventually(t, "a stores b's ping", func() bool {
+		testsync.Eventually(t, "a stores b's ping", func() bool {
 			ls, err := a.Lines(th, key.PublicKey{})
 			return err == nil && len(ls) == want
 		})

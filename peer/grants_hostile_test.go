@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -516,7 +517,7 @@ func TestRequestGivenUpNeverRuns(t *testing.T) {
 	if _, err := exe.Grant(context.Background(), req.Key(), []string{"exec"}, time.Hour, nil, ""); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "req holds the grant", func() bool { gs, _ := req.Grants(); return len(gs) == 1 })
+	testsync.Eventually(t, "req holds the grant", func() bool { gs, _ := req.Grants(); return len(gs) == 1 })
 	exe.Close()
 	marker := filepath.Join(ws, "marker")
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -526,7 +527,7 @@ func TestRequestGivenUpNeverRuns(t *testing.T) {
 		t.Fatal("a request to an offline peer was answered")
 	}
 	exe.start() // req keeps dialing it: the queued request arrives late
-	eventually(t, "the late request answered", func() bool {
+	testsync.Eventually(t, "the late request answered", func() bool {
 		ls, _ := req.Lines("thr_late", key.PublicKey{})
 		for _, l := range ls {
 			var m wire.Msg
@@ -708,7 +709,7 @@ func TestApprovalSlotsStrangers(t *testing.T) {
 			p.sendParts("thr_flood", dataPart(t, profile.MimeExec, map[string]any{"cmd": "true"}))
 		}
 	}
-	eventually(t, "the flood handled", func() bool {
+	testsync.Eventually(t, "the flood handled", func() bool {
 		return len(exe.Pending()) == MaxPendingStrangers
 	})
 	shown := map[key.PublicKey]int{}
@@ -743,7 +744,7 @@ func TestApprovalSlotsStrangers(t *testing.T) {
 	connect(t, trusted, exe)
 	dialed := newTestNode(t, "dialed")
 	connect(t, exe, dialed)
-	eventually(t, "exe records the dial", func() bool {
+	testsync.Eventually(t, "exe records the dial", func() bool {
 		ps, _ := exe.Peers()
 		for _, pi := range ps {
 			if pi.Key == dialed.Key() && pi.Dialed != "" {
@@ -758,7 +759,7 @@ func TestApprovalSlotsStrangers(t *testing.T) {
 			defer cancel()
 			_, _ = k.Request(ctx, exe.Key(), profile.MimeExec, json.RawMessage(`{"cmd":"true"}`), "")
 		}()
-		eventually(t, k.name+"'s request shown", func() bool {
+		testsync.Eventually(t, k.name+"'s request shown", func() bool {
 			for _, pr := range exe.Pending() {
 				if pr.From == k.Key() {
 					if pr.Stranger {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -91,18 +92,6 @@ func connect(t testing.TB, a, b *testNode) {
 	}
 }
 
-// eventually polls cond until it holds or 20 s pass.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) SendResult {
 	t.Helper()
 	r, err := n.Send(context.Background(), SendRequest{To: to, Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(text)}})
@@ -123,7 +112,7 @@ func msgsAndBlob(t *testing.T, a, b *testNode) SendResult {
 	t.Helper()
 	r := sendText(t, a, b.Key(), "", "ping")
 	sendText(t, b, a.Key(), r.Th, "pong")
-	eventually(t, "both lines on both sides", func() bool {
+	testsync.Eventually(t, "both lines on both sides", func() bool {
 		la, _ := a.Lines(r.Th, key.PublicKey{})
 		lb, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(la) == 2 && len(lb) == 2 && allOutAcked(la) && allOutAcked(lb)
@@ -140,7 +129,7 @@ func msgsAndBlob(t *testing.T, a, b *testNode) SendResult {
 	var m wire.Msg
 	json.Unmarshal(ls[len(ls)-1].Line, &m)
 	ref := m.DecodeParts()[1].Ref
-	eventually(t, "blob complete", func() bool {
+	testsync.Eventually(t, "blob complete", func() bool {
 		rc, _, err := b.OpenBlob(a.Key(), ref)
 		if err != nil {
 			return false

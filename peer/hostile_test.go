@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -231,11 +232,11 @@ func checkNodeServes(t *testing.T, a *testNode) {
 	b := newTestNode(t, "b")
 	connect(t, b, a)
 	r := sendText(t, b, a.Key(), "", "still there?")
-	eventually(t, "a stores b's msg", func() bool {
+	testsync.Eventually(t, "a stores b's msg", func() bool {
 		ls, err := a.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
-	eventually(t, "b sees the ack", func() bool {
+	testsync.Eventually(t, "b sees the ack", func() bool {
 		ls, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
@@ -556,7 +557,7 @@ func TestHelloNameBounded(t *testing.T) {
 			break
 		}
 	}
-	eventually(t, "the peer listed", func() bool {
+	testsync.Eventually(t, "the peer listed", func() bool {
 		ps, _ := n.Peers()
 		for _, pi := range ps {
 			if pi.Key == p.priv.Public() {

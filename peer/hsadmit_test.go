@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
 // idleFlood opens n TCP connections to addr that never send a byte, and
@@ -108,7 +110,7 @@ func TestHostileIdleConnections(t *testing.T) {
 	if n := a.hs.inUse(); n > MaxHandshakes {
 		t.Fatalf("%d connections in their handshake, want at most %d", n, MaxHandshakes)
 	}
-	eventually(t, "the idle connections beyond the slots closed", func() bool {
+	testsync.Eventually(t, "the idle connections beyond the slots closed", func() bool {
 		return closed() >= 300-MaxHandshakes
 	})
 	checkNodeServes(t, a)
@@ -126,7 +128,7 @@ func TestHostileReconnectFlood(t *testing.T) {
 	}
 	a := newTestNode(t, "a", func(c *Config) { c.HandshakeTimeout = time.Minute })
 	closed := idleFlood(t, a.addr(), 100, "127.0.0.2", true)
-	eventually(t, "the flood being evicted", func() bool { return closed() > 100 })
+	testsync.Eventually(t, "the flood being evicted", func() bool { return closed() > 100 })
 	a.hs.mu.Lock()
 	held := a.hs.perSource["127.0.0.2"]
 	a.hs.mu.Unlock()

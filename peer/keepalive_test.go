@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -54,7 +55,7 @@ func TestPingPong(t *testing.T) {
 	p := dialRaw(t, a)
 	p.sendHello(p.hello(map[string]any{"caps": []string{"chat", TypeKeepalive, capPing}}))
 	p.finishHandshake()
-	eventually(t, "a's session with the raw peer", func() bool { return a.sessionFor(p.priv.Public()) != nil })
+	testsync.Eventually(t, "a's session with the raw peer", func() bool { return a.sessionFor(p.priv.Public()) != nil })
 	s := a.sessionFor(p.priv.Public())
 
 	// A silent peer (announcing pings) fails a probe.

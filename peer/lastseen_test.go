@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -28,12 +29,12 @@ func TestLastSeenAtSessionEnd(t *testing.T) {
 		}
 		return time.Time{}, false
 	}
-	eventually(t, "b's record on a", func() bool { _, ok := lastSeen(); return ok })
+	testsync.Eventually(t, "b's record on a", func() bool { _, ok := lastSeen(); return ok })
 	began, _ := lastSeen()
 
 	skew.Store(int64(time.Hour)) // the session lasts an hour on a's clock
 	b.Close()
-	eventually(t, "b's last_seen at the session's end", func() bool {
+	testsync.Eventually(t, "b's last_seen at the session's end", func() bool {
 		ls, ok := lastSeen()
 		return ok && ls.Sub(began) >= time.Hour
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -32,8 +33,8 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 				defer cancel()
 				a.Request(ctx, b.Key(), "application/vnd.awp.exec+json", json.RawMessage(`{"cmd":"true"}`), "")
 			}()
-			eventually(t, "approval pending", func() bool { return len(b.Pending()) == 1 })
-			eventually(t, "blob complete", func() bool {
+			testsync.Eventually(t, "approval pending", func() bool { return len(b.Pending()) == 1 })
+			testsync.Eventually(t, "blob complete", func() bool {
 				bs, _ := b.Blobs()
 				return len(bs) == 1 && bs[0].Complete
 			})

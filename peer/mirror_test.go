@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -19,9 +20,9 @@ func TestMirrorAndPrivate(t *testing.T) {
 	connect(t, party, sharer)
 
 	r := sendText(t, party, sharer.Key(), "", "hello sharer")
-	eventually(t, "sharer got it", func() bool { l, _ := sharer.Lines(r.Th, key.PublicKey{}); return len(l) == 1 })
+	testsync.Eventually(t, "sharer got it", func() bool { l, _ := sharer.Lines(r.Th, key.PublicKey{}); return len(l) == 1 })
 	sendText(t, sharer, party.Key(), r.Th, "hello party")
-	eventually(t, "host has both mirrored lines", func() bool {
+	testsync.Eventually(t, "host has both mirrored lines", func() bool {
 		ls, err := host.Lines(r.Th, sharer.Key())
 		return err == nil && len(ls) == 2
 	})
@@ -42,7 +43,7 @@ func TestMirrorAndPrivate(t *testing.T) {
 	}
 	// The host is never mirrored a thread it is a party in.
 	r2 := sendText(t, host, sharer.Key(), "", "to the sharer directly")
-	eventually(t, "sharer got it", func() bool { l, _ := sharer.Lines(r2.Th, key.PublicKey{}); return len(l) == 1 })
+	testsync.Eventually(t, "sharer got it", func() bool { l, _ := sharer.Lines(r2.Th, key.PublicKey{}); return len(l) == 1 })
 	if _, err := host.Lines(r2.Th, sharer.Key()); err == nil {
 		t.Fatal("host got a mirror of its own thread")
 	}
@@ -52,7 +53,7 @@ func TestMirrorAndPrivate(t *testing.T) {
 	if _, err := party.SetPrivate(r.Th, key.PublicKey{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "withdrawn at the host", func() bool {
+	testsync.Eventually(t, "withdrawn at the host", func() bool {
 		ti, err := host.Thread(r.Th, sharer.Key())
 		return err == nil && ti.Withdrawn
 	})
@@ -66,11 +67,11 @@ func TestMirrorAndPrivate(t *testing.T) {
 		sendText(t, party, sharer.Key(), r.Th, fmt.Sprint("secret ", i))
 		sendText(t, sharer, party.Key(), r.Th, fmt.Sprint("reply ", i))
 	}
-	eventually(t, "sharer has the private lines", func() bool { l, _ := sharer.Lines(r.Th, key.PublicKey{}); return len(l) >= 9 })
+	testsync.Eventually(t, "sharer has the private lines", func() bool { l, _ := sharer.Lines(r.Th, key.PublicKey{}); return len(l) >= 9 })
 	// A line in another thread still mirrors; once it has arrived, the
 	// private thread's lines would have too.
 	r3 := sendText(t, party, sharer.Key(), "", "public again")
-	eventually(t, "other thread mirrored", func() bool { l, _ := host.Lines(r3.Th, sharer.Key()); return len(l) == 1 })
+	testsync.Eventually(t, "other thread mirrored", func() bool { l, _ := host.Lines(r3.Th, sharer.Key()); return len(l) == 1 })
 	time.Sleep(100 * time.Millisecond)
 	if ls, _ := host.Lines(r.Th, sharer.Key()); len(ls) != 0 {
 		t.Fatalf("private thread reached the host again: %d lines", len(ls))
@@ -80,7 +81,7 @@ func TestMirrorAndPrivate(t *testing.T) {
 	if err := sharer.SetMirror(r3.Th, false); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "toggle withdrew", func() bool { ti, err := host.Thread(r3.Th, sharer.Key()); return err == nil && ti.Withdrawn })
+	testsync.Eventually(t, "toggle withdrew", func() bool { ti, err := host.Thread(r3.Th, sharer.Key()); return err == nil && ti.Withdrawn })
 	sendText(t, party, sharer.Key(), r3.Th, "after toggle")
 	time.Sleep(200 * time.Millisecond)
 	if ls, _ := host.Lines(r3.Th, sharer.Key()); len(ls) != 0 {
@@ -99,7 +100,7 @@ func TestMirrorNotToHostWithoutCap(t *testing.T) {
 	connect(t, sharer, host)
 	connect(t, party, sharer)
 	r := sendText(t, party, sharer.Key(), "", "x")
-	eventually(t, "mirror line dropped from the outbox", func() bool {
+	testsync.Eventually(t, "mirror line dropped from the outbox", func() bool {
 		l, _ := sharer.Lines(r.Th, key.PublicKey{})
 		return len(l) == 1 && sharer.outboxLen(host.Key().String()) == 0
 	})
@@ -128,7 +129,7 @@ func TestGrantRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "agent stored the grant answer", func() bool {
+	testsync.Eventually(t, "agent stored the grant answer", func() bool {
 		gs, _ := agent.Grants()
 		return len(gs) == 1
 	})

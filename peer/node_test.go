@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -19,7 +20,7 @@ func TestSendReceiveAck(t *testing.T) {
 	b := newTestNode(t, "b")
 	connect(t, a, b)
 	r := sendText(t, a, b.Key(), "", "hello b")
-	eventually(t, "b has the line", func() bool {
+	testsync.Eventually(t, "b has the line", func() bool {
 		ls, err := b.Lines(r.Th, key.PublicKey{})
 		return err == nil && len(ls) == 1
 	})
@@ -28,7 +29,7 @@ func TestSendReceiveAck(t *testing.T) {
 	if err := json.Unmarshal(ls[0].Line, &m); err != nil || m.ID != r.ID || ls[0].Dir != "in" || ls[0].From != a.Key() {
 		t.Fatalf("line %+v %v", ls[0], err)
 	}
-	eventually(t, "a sees the ack", func() bool {
+	testsync.Eventually(t, "a sees the ack", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
@@ -40,7 +41,7 @@ func TestSendReceiveAck(t *testing.T) {
 	if _, err := b.Send(context.Background(), SendRequest{To: a.Key(), Th: r.Th, Parts: []json.RawMessage{wire.TextPart("hi a")}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a has the answer", func() bool {
+	testsync.Eventually(t, "a has the answer", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 2 && ls[1].Dir == "in"
 	})
@@ -51,7 +52,7 @@ func TestReplayAfterRestart(t *testing.T) {
 	b := newTestNode(t, "b")
 	connect(t, a, b)
 	r := sendText(t, a, b.Key(), "", "first")
-	eventually(t, "first acked", func() bool {
+	testsync.Eventually(t, "first acked", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
@@ -61,7 +62,7 @@ func TestReplayAfterRestart(t *testing.T) {
 		sendText(t, a, b.Key(), r.Th, fmt.Sprint("queued ", i))
 	}
 	b.restart()
-	eventually(t, "all replayed", func() bool {
+	testsync.Eventually(t, "all replayed", func() bool {
 		ls, _ := b.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 51
 	})
@@ -75,7 +76,7 @@ func TestReplayAfterRestart(t *testing.T) {
 			t.Fatalf("line %d: %q (order broken)", i, p.Text)
 		}
 	}
-	eventually(t, "all acked", func() bool {
+	testsync.Eventually(t, "all acked", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return ls[len(ls)-1].Acked
 	})
@@ -187,7 +188,7 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 	p := dialRaw(t, a)
 	p.handshake()
 	to := p.priv.Public()
-	eventually(t, "a has the session", func() bool { return a.sessionFor(to) != nil })
+	testsync.Eventually(t, "a has the session", func() bool { return a.sessionFor(to) != nil })
 	r := sendText(t, a, to, "", "one")
 	sendText(t, a, to, r.Th, "two")
 	last := sendText(t, a, to, r.Th, "three")
@@ -197,7 +198,7 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 		}
 	}
 	p.c.Close() // no ack sent
-	eventually(t, "a sees the session end", func() bool { return a.sessionFor(to) == nil })
+	testsync.Eventually(t, "a sees the session end", func() bool { return a.sessionFor(to) == nil })
 	if ls, _ := a.Lines(r.Th, key.PublicKey{}); len(ls) != 3 || ls[2].Acked {
 		t.Fatalf("before the resume: %d lines, last acked %v; want 3, not acked", len(ls), len(ls) > 2 && ls[2].Acked)
 	}
@@ -206,7 +207,7 @@ func TestResumeSeenIsAnAck(t *testing.T) {
 	q.priv = p.priv
 	q.sendHello(q.hello(nil))
 	q.finishHandshakeSeen(map[string]string{r.Th: last.ID})
-	eventually(t, "the resume acks the three lines", func() bool {
+	testsync.Eventually(t, "the resume acks the three lines", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		for _, l := range ls {
 			if !l.Acked {
@@ -269,7 +270,7 @@ func TestPeersListsSessionBeforeItsRecord(t *testing.T) {
 	}
 	close(release)
 	released = true
-	eventually(t, "alice's record", func() bool {
+	testsync.Eventually(t, "alice's record", func() bool {
 		var stored bool
 		_ = b.db.View(func(tx *store.Tx) error { _, stored = tx.Peer(a.Key()); return nil })
 		return stored

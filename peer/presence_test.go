@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -46,7 +47,7 @@ func TestPresenceChain(t *testing.T) {
 	origin := nodes[0]
 	origin.publishPresence()
 	seq := origin.pres.lastSeq
-	eventually(t, "hop 8 has the document", func() bool {
+	testsync.Eventually(t, "hop 8 has the document", func() bool {
 		s, _ := docOf(nodes[8], origin)
 		return s >= seq
 	})
@@ -81,7 +82,7 @@ func TestPresenceRingNoStorm(t *testing.T) {
 	origin := nodes[0]
 	origin.publishPresence()
 	seq := origin.pres.lastSeq
-	eventually(t, "everyone has it", func() bool {
+	testsync.Eventually(t, "everyone has it", func() bool {
 		for _, n := range nodes[1:] {
 			if s, _ := docOf(n, origin); s < seq {
 				return false
@@ -157,7 +158,7 @@ func TestPresenceMesh(t *testing.T) {
 	// A state change at the origin: a new thread with a peer.
 	sendText(t, origin, nodes[1].Key(), "", "change")
 	var seq int64
-	eventually(t, "origin published", func() bool {
+	testsync.Eventually(t, "origin published", func() bool {
 		origin.pres.mu.Lock()
 		defer origin.pres.mu.Unlock()
 		seq = origin.pres.lastSeq
@@ -221,7 +222,7 @@ func TestPresenceForgedAndStale(t *testing.T) {
 		a.sendPresence(a.sessionFor(b.Key()), "x", 0, 1, doc)
 	}
 	a.sendPresence(a.sessionFor(b.Key()), "x", 0, 1, good)
-	eventually(t, "good doc arrives at c", func() bool { s, _ := docOf(c, other); return s == 100 })
+	testsync.Eventually(t, "good doc arrives at c", func() bool { s, _ := docOf(c, other); return s == 100 })
 	a.sendPresence(a.sessionFor(b.Key()), "x", 0, 1, older)
 	time.Sleep(200 * time.Millisecond)
 	if s, _ := docOf(b, other); s != 100 {

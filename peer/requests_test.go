@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -122,7 +123,7 @@ func TestExecNeedsGrant(t *testing.T) {
 	if _, err := exe.Send(context.Background(), SendRequest{To: req.Key(), Parts: []json.RawMessage{part}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "req stored the grant", func() bool {
+	testsync.Eventually(t, "req stored the grant", func() bool {
 		gs, _ := req.Grants()
 		return len(gs) == 1
 	})
@@ -171,7 +172,7 @@ func TestApprovalFlow(t *testing.T) {
 	if p := exe.Pending(); len(p) != 0 {
 		t.Fatalf("pending left: %+v", p)
 	}
-	eventually(t, "requester got the grant", func() bool {
+	testsync.Eventually(t, "requester got the grant", func() bool {
 		gs, _ := req.Grants()
 		return len(gs) == 1
 	})
@@ -209,7 +210,7 @@ func TestExecLargeOutputAsBlob(t *testing.T) {
 	if !res.StdoutTruncated || len(res.Stdout) != 65536 || res.Exit != 0 {
 		t.Fatalf("truncated %v, inline %d bytes, exit %d", res.StdoutTruncated, len(res.Stdout), res.Exit)
 	}
-	eventually(t, "stdout blob complete", func() bool {
+	testsync.Eventually(t, "stdout blob complete", func() bool {
 		bs, _ := req.Blobs()
 		for _, b := range bs {
 			if b.Name == "stdout" && b.Complete && b.Size == 300000 && b.From == exe.Key() {
@@ -250,7 +251,7 @@ func TestPendingBounded(t *testing.T) {
 			t.Fatalf("request over the bound: %v, want forbidden, already waiting for approval", r.err)
 		}
 	}
-	eventually(t, "the first requests pending", func() bool { return len(exe.Pending()) == MaxPendingPerPeer })
+	testsync.Eventually(t, "the first requests pending", func() bool { return len(exe.Pending()) == MaxPendingPerPeer })
 	select {
 	case r := <-results:
 		t.Fatalf("a request within the bound was answered without a decision: %v", r.err)

@@ -11,6 +11,7 @@ import (
 
 	"tailscale.com/envknob"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
@@ -93,7 +94,7 @@ func TestTailcatNodes(t *testing.T) {
 	if got := b.addr(); got != tok {
 		t.Fatalf("b's token changed across restart:\n%s\n%s", tok, got)
 	}
-	eventually(t, "replayed after restart", func() bool {
+	testsync.Eventually(t, "replayed after restart", func() bool {
 		lb, _ := b.Lines(rs.Th, key.PublicKey{})
 		return len(lb) == 23
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
@@ -138,11 +139,11 @@ func TestHostileTailcatToken(t *testing.T) {
 		}
 		return nil
 	}
-	eventually(t, "b lists a's token", func() bool { return slices.Contains(listOf(b), tok) })
+	testsync.Eventually(t, "b lists a's token", func() bool { return slices.Contains(listOf(b), tok) })
 	// A round trip with c after its session started: whatever a sent it
 	// then has been handled.
 	rc := sendText(t, c, a.Key(), "", "ping")
-	eventually(t, "c's msg acked", func() bool {
+	testsync.Eventually(t, "c's msg acked", func() bool {
 		ls, _ := c.Lines(rc.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -65,7 +66,7 @@ func TestScenarios(t *testing.T) {
 				sendText(t, a, b.Key(), r.Th, fmt.Sprint("q", i))
 			}
 			b.restart()
-			eventually(t, "replayed after restart", func() bool {
+			testsync.Eventually(t, "replayed after restart", func() bool {
 				lb, _ := b.Lines(r.Th, key.PublicKey{})
 				return len(lb) == 23
 			})

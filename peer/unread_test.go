@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -51,7 +52,7 @@ func TestStateLinesNotUnread(t *testing.T) {
 	if _, err := a.SetState(context.Background(), r.Th, "working", "on it"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "b has both lines", func() bool {
+	testsync.Eventually(t, "b has both lines", func() bool {
 		return threadHas(t, b, r.Th, func(ti ThreadInfo) bool { return ti.Lines == 2 })
 	})
 	got := threadOf(t, b, r.Th)
@@ -67,7 +68,7 @@ func TestStateLinesNotUnread(t *testing.T) {
 	// last_from names who wrote the preview, not who sent the newest
 	// line: b's text stays b's after a's next state line.
 	sendText(t, b, a.Key(), r.Th, "hi a")
-	eventually(t, "a has b's text", func() bool {
+	testsync.Eventually(t, "a has b's text", func() bool {
 		return threadHas(t, a, r.Th, func(ti ThreadInfo) bool { return ti.LastText == "hi a" })
 	})
 	if _, err := a.SetState(context.Background(), r.Th, "done", ""); err != nil {
@@ -105,7 +106,7 @@ func TestRequestsShareThread(t *testing.T) {
 		t.Fatalf("a's threads: %+v, want one %q", ts, RequestsSubject)
 	}
 	th := ts[0].Th
-	eventually(t, "b has the two requests and the grant", func() bool {
+	testsync.Eventually(t, "b has the two requests and the grant", func() bool {
 		ts, _ := b.Threads()
 		return len(ts) == 1 && ts[0].Th == th && ts[0].Lines >= 3
 	})

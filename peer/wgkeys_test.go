@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
 // wgAddr returns n's bound wg listen address.
@@ -58,7 +60,7 @@ func TestHostileIntroducedKeysWG(t *testing.T) {
 		"peer": map[string]any{"key": x.Key().String(), "name": "x", "listen": x.ListenAddrs()}}))
 	raw.expectAck(th, id, "")
 	raw.c.Close()
-	eventually(t, "b records x as introduced by m", func() bool {
+	testsync.Eventually(t, "b records x as introduced by m", func() bool {
 		ps, _ := b.Peers()
 		for _, p := range ps {
 			if p.Key == x.Key() {
@@ -98,7 +100,7 @@ func TestHostileIntroducedKeysWG(t *testing.T) {
 	if _, err := x.Connect(ctx, wgAddr(t, b)); err != nil {
 		t.Fatalf("x trusted, yet: %v", err)
 	}
-	eventually(t, "b's session with x", func() bool { return b.sessionFor(x.Key()) != nil })
+	testsync.Eventually(t, "b's session with x", func() bool { return b.sessionFor(x.Key()) != nil })
 	s := b.sessionFor(x.Key())
 
 	// Untrusting removes it and ends its tunnel session.

@@ -20,6 +20,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
 // moduleRoot is the module's root, from this package's directory.
@@ -114,7 +115,7 @@ func startXvfb(t *testing.T) string {
 			continue
 		}
 		display := fmt.Sprintf(":%d", n)
-		xlog := &syncBuffer{}
+		xlog := &testsync.Buffer{}
 		// -noreset: by default the server resets when its last client
 		// leaves (the probe below, a tray that quit), and a client that
 		// connects during the reset is refused ("Failed to open display").
@@ -173,27 +174,10 @@ func startBus(t *testing.T) string {
 type tray struct {
 	t    *testing.T
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testsync.Buffer
 	done chan struct{}
 	err  error
 	env  []string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // env is the environment of a tray run: a fresh HOME and config dir, the
@@ -214,7 +198,7 @@ func env(t *testing.T, display, bus string) []string {
 // startTray runs awp-tray with args in env.
 func startTray(t *testing.T, bin string, env []string, args ...string) *tray {
 	t.Helper()
-	tr := &tray{t: t, out: &syncBuffer{}, done: make(chan struct{}), env: env}
+	tr := &tray{t: t, out: &testsync.Buffer{}, done: make(chan struct{}), env: env}
 	tr.cmd = exec.Command(bin, args...)
 	tr.cmd.Env = env
 	tr.cmd.Stdout, tr.cmd.Stderr = tr.out, tr.out

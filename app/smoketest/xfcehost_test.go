@@ -20,6 +20,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/trayhost"
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
 // A real tray host (issue 20 item 7): xfce4-panel with its system tray
@@ -128,7 +129,7 @@ func startXfce(ctx context.Context, t *testing.T, ownWatcher bool) *xfce {
 		x.watcher = w
 	}
 
-	panel := &syncBuffer{}
+	panel := &testsync.Buffer{}
 	cmd := exec.Command("xfce4-panel", "--disable-wm-check")
 	cmd.Env = append(env, "DBUS_SESSION_BUS_ADDRESS="+x.bus)
 	cmd.Stdout, cmd.Stderr = panel, panel
@@ -164,7 +165,7 @@ func startXfce(ctx context.Context, t *testing.T, ownWatcher bool) *xfce {
 // cleanup closes: then dbus-run-session stops the bus.
 func startSessionBus(ctx context.Context, t *testing.T, conf string, env []string) string {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &testsync.Buffer{}
 	cmd := exec.Command("dbus-run-session", "--config-file="+conf, "--",
 		"sh", "-c", `printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS"; exec cat >/dev/null`)
 	cmd.Env = env
@@ -206,7 +207,7 @@ func startSessionBus(ctx context.Context, t *testing.T, conf string, env []strin
 // the bus starts xfconfd): SIGTERM, and SIGKILL if that was not enough.
 // grace is how long it may take to exit on its own first. The returned
 // channel closes when cmd exits.
-func stopGroup(t *testing.T, cmd *exec.Cmd, name string, out *syncBuffer, grace time.Duration) <-chan struct{} {
+func stopGroup(t *testing.T, cmd *exec.Cmd, name string, out *testsync.Buffer, grace time.Duration) <-chan struct{} {
 	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

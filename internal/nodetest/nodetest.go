@@ -16,6 +16,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/profile"
 )
 
@@ -39,10 +40,7 @@ func (w tlog) Write(b []byte) (int, error) {
 // its own).
 func New(t testing.TB, name string, seed byte, mod ...func(*peer.Config)) *peer.Node {
 	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := keytest.Seeded(t, seed)
 	cfg := peer.Config{
 		Key: k, DataDir: t.TempDir(), Name: name, Listen: []string{"tcp://127.0.0.1:0"},
 		Logger: slog.New(slog.NewTextHandler(tlog{t, name}, &slog.HandlerOptions{Level: slog.LevelWarn})),

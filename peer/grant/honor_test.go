@@ -8,19 +8,11 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 var t0 = time.Date(2026, 9, 25, 12, 0, 0, 0, time.UTC)
-
-func testKey(t testing.TB, b byte) key.PrivateKey {
-	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{b}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
 
 // signObj signs an arbitrary object (which may hold unknown fields) with k
 // and parses the result; it fills iss with k's key when absent.
@@ -73,7 +65,7 @@ func tamper(t testing.TB, g *Grant, old, new string) *Grant {
 }
 
 func TestHonorRule(t *testing.T) {
-	alice, bob, carol, dave, eve := testKey(t, 1), testKey(t, 2), testKey(t, 3), testKey(t, 4), testKey(t, 5)
+	alice, bob, carol, dave, eve := keytest.Seeded(t, 1), keytest.Seeded(t, 2), keytest.Seeded(t, 3), keytest.Seeded(t, 4), keytest.Seeded(t, 5)
 	A, B, C, D, E := alice.Public(), bob.Public(), carol.Public(), dave.Public(), eve.Public()
 	later, past := t0.Add(time.Hour), t0.Add(-time.Second)
 	exec := []string{CapExec}
@@ -181,9 +173,9 @@ func TestHonorRule(t *testing.T) {
 }
 
 func TestUnknownFieldsKept(t *testing.T) {
-	carol := testKey(t, 3)
+	carol := keytest.Seeded(t, 3)
 	g := signObj(t, carol, map[string]any{
-		"sub": testKey(t, 2).Public().String(), "caps": []string{"exec"},
+		"sub": keytest.Seeded(t, 2).Public().String(), "caps": []string{"exec"},
 		"exp": t0.Format(time.RFC3339), "zz": "kept", "a": map[string]any{"b": 1},
 	})
 	if err := g.Verify(); err != nil {
@@ -208,13 +200,13 @@ func TestUnknownFieldsKept(t *testing.T) {
 	}
 	// Trusted trusts its own key even when Trusted says no to everything.
 	c := Checker{Self: carol.Public(), Trusted: func(key.PublicKey) bool { return false }, Now: func() time.Time { return t0.Add(-time.Minute) }}
-	if ok, why := c.Honors(testKey(t, 2).Public(), CapExec, got); !ok {
+	if ok, why := c.Honors(keytest.Seeded(t, 2).Public(), CapExec, got); !ok {
 		t.Errorf("own key not trusted: %s", why)
 	}
 }
 
 func TestSign(t *testing.T) {
-	alice, bob := testKey(t, 1), testKey(t, 2)
+	alice, bob := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	exp := time.Date(2030, 1, 2, 3, 4, 5, 999, time.FixedZone("x", 3600))
 	g, err := Sign(alice, bob.Public(), []string{"exec", "fs:read"}, exp, []key.PublicKey{alice.Public()}, "a <note> & \"quote\"")
 	if err != nil {
@@ -269,7 +261,7 @@ func TestSign(t *testing.T) {
 // requester and for an issuer's introduce grant, taken as verified (the
 // peer verified them when it stored them), and not appended to.
 func TestCheckerStored(t *testing.T) {
-	self, trusted, intro, req := testKey(t, 1), testKey(t, 2), testKey(t, 3), testKey(t, 4)
+	self, trusted, intro, req := keytest.Seeded(t, 1), keytest.Seeded(t, 2), keytest.Seeded(t, 3), keytest.Seeded(t, 4)
 	exp := t0.Add(time.Hour)
 	byIntro := mustSign(t, intro, req.Public(), []string{CapExec}, exp)
 	introGrant := mustSign(t, trusted, intro.Public(), []string{CapIntroduce}, exp)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
@@ -36,19 +37,10 @@ var (
 	kzz, kto, kon, ksh = testKey("zz"), testKey("to"), testKey("on"), testKey("sh")
 )
 
-func newKey(t *testing.T) key.PublicKey {
-	t.Helper()
-	k, err := key.NewPrivate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Public()
-}
-
 // setup serves a fake and returns it with a client for it.
 func setup(t *testing.T) (*localapitest.Fake, *localapi.Client, string) {
 	t.Helper()
-	f := &localapitest.Fake{PubKey: newKey(t), NameV: "tester", Listens: []string{"tcp://127.0.0.1:4242"}}
+	f := &localapitest.Fake{PubKey: keytest.NewPublic(t), NameV: "tester", Listens: []string{"tcp://127.0.0.1:4242"}}
 	dir, _ := localapitest.Serve(t, f)
 	c := localapi.NewClient(localapi.SocketPath(dir))
 	t.Cleanup(c.CloseIdle)
@@ -69,7 +61,7 @@ func TestIdentity(t *testing.T) {
 
 func TestConnect(t *testing.T) {
 	f, c, _ := setup(t)
-	f.ConnectKey = newKey(t)
+	f.ConnectKey = keytest.NewPublic(t)
 	got, err := c.Connect(context.Background(), "tcp://127.0.0.1:9")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +78,7 @@ func TestSendAndState(t *testing.T) {
 	f, c, _ := setup(t)
 	f.SendResult = peer.SendResult{ID: "01J9ZZZZZZZZZZZZZZZZZZZZZZ", Th: "thr_abc12345"}
 	req := peer.SendRequest{
-		To: newKey(t), Subject: "hi", Re: "01J9AAAAAAAAAAAAAAAAAAAAAA",
+		To: keytest.NewPublic(t), Subject: "hi", Re: "01J9AAAAAAAAAAAAAAAAAAAAAA",
 		Parts: []json.RawMessage{json.RawMessage(`{"k":"text","text":"hello <&>"}`)},
 		Blobs: []peer.BlobFile{{Path: "/tmp/x.log", Name: "x.log", Mime: "text/plain"}},
 	}

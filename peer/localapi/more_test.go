@@ -13,6 +13,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -224,7 +225,7 @@ func TestInviteAndAdd(t *testing.T) {
 	if inv, err := c.Invite(ctx); err != nil || inv != "awp:abc" {
 		t.Fatalf("invite = %q, %v", inv, err)
 	}
-	f.AddKey = newKey(t)
+	f.AddKey = keytest.NewPublic(t)
 	k, err := c.AddInvite(ctx, "awp:xyz")
 	if err != nil || k != f.AddKey {
 		t.Fatalf("add = %q, %v", k, err)

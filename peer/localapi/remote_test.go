@@ -13,6 +13,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -38,7 +39,7 @@ func remote(t *testing.T) (*localapitest.Fake, *localapi.Remote) {
 func TestRemoteIsTheBackend(t *testing.T) {
 	f, r := remote(t)
 	ctx := context.Background()
-	other := newKey(t)
+	other := keytest.NewPublic(t)
 
 	if r.Key() != f.PubKey || r.Name() != "tester" || !reflect.DeepEqual(r.ListenAddrs(), f.Listens) {
 		t.Errorf("identity: %s %q %v", r.Key(), r.Name(), r.ListenAddrs())

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -21,15 +22,6 @@ func signed(t *testing.T, k key.PrivateKey, seq int64, now time.Time) (*Doc, []b
 	return d, raw
 }
 
-func newKey(t *testing.T) key.PublicKey {
-	t.Helper()
-	k, err := key.NewPrivate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Public()
-}
-
 // TestRelayState: a document is relayed once, with one more hop than the
 // fewest any copy brought before the relay fired, to the neighbours not
 // known to hold it; one taken at the hop limit is relayed after all when a
@@ -37,7 +29,7 @@ func newKey(t *testing.T) key.PublicKey {
 // it, to the neighbours it left there; a replaced one is not relayed.
 func TestRelayState(t *testing.T) {
 	var tb Table
-	me, a, b, c := newKey(t), newKey(t), newKey(t), newKey(t)
+	me, a, b, c := keytest.NewPublic(t), keytest.NewPublic(t), keytest.NewPublic(t), keytest.NewPublic(t)
 	ok, _ := key.NewPrivate()
 	origin := ok.Public()
 	now := time.Now()
@@ -118,7 +110,7 @@ func TestRelayState(t *testing.T) {
 	offer(15, 2, a)
 	var many []key.PublicKey
 	for range MaxHolders * 2 {
-		k := newKey(t)
+		k := keytest.NewPublic(t)
 		many = append(many, k)
 		tb.Saw(origin, 15, k, 3)
 	}

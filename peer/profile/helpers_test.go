@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -196,19 +195,6 @@ func (r *Runner) runningFor(k key.PublicKey) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.running[k]
-}
-
-// waitFor polls cond; it fails the test only if cond never holds (no
-// assertion on how long it takes).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never happened: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func assertEmpty(t *testing.T, dir string) {

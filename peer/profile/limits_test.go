@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
@@ -38,7 +39,7 @@ func TestConcurrencyLimits(t *testing.T) {
 	}
 	start(peerA)
 	start(peerA)
-	waitFor(t, "two requests of A running", func() bool { return e.r.runningFor(peerA) == 2 })
+	testsync.Eventually(t, "two requests of A running", func() bool { return e.r.runningFor(peerA) == 2 })
 
 	if _, err := e.r.Handle(context.Background(), peerA, MimeRead, quick, false); !errors.Is(err, ErrBusy) {
 		t.Errorf("third request of A: %v, want ErrBusy", err)
@@ -47,7 +48,7 @@ func TestConcurrencyLimits(t *testing.T) {
 		t.Errorf("B while A is busy: %v", err)
 	}
 	start(peerB)
-	waitFor(t, "B running", func() bool { return e.r.runningFor(peerB) == 1 })
+	testsync.Eventually(t, "B running", func() bool { return e.r.runningFor(peerB) == 1 })
 	peerC := mustKey(3)
 	if _, err := e.r.Handle(context.Background(), peerC, MimeRead, quick, false); !errors.Is(err, ErrBusy) {
 		t.Errorf("C over MaxTotal: %v, want ErrBusy", err)
@@ -83,7 +84,7 @@ func TestExecCanceled(t *testing.T) {
 		json.Unmarshal(res.Data, &m)
 		done <- m
 	}()
-	waitFor(t, "pid file", func() bool { b, _ := os.ReadFile(filepath.Join(e.ws, "pid")); return len(b) > 0 })
+	testsync.Eventually(t, "pid file", func() bool { b, _ := os.ReadFile(filepath.Join(e.ws, "pid")); return len(b) > 0 })
 	cancel()
 	m := <-done
 	if m.Error != ErrCanceled || m.Exit != -1 {

@@ -1,14 +1,14 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
 // fakeListener hands out prepared conns, then reports net.ErrClosed.
@@ -34,30 +34,12 @@ type remoteConn struct {
 
 func (c remoteConn) RemoteAddr() net.Addr { return c.remote }
 
-// syncBuffer is a bytes.Buffer safe for the logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestAcceptPolicy feeds a listener connections from a public, a CGNAT and
 // a private remote: without AllowPublicTCP only the private one comes out
 // of Accept, and the refused ones are closed and logged.
 func TestAcceptPolicy(t *testing.T) {
 	for _, allow := range []bool{false, true} {
-		var logs syncBuffer
+		var logs testsync.Buffer
 		fl := &fakeListener{conns: make(chan net.Conn, 3)}
 		var peers []net.Conn
 		for _, ip := range []string{"8.8.8.8", "100.64.1.1", "192.168.1.2"} {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 )
@@ -63,7 +64,7 @@ func BenchmarkTCPLoopback(b *testing.B) {
 // BenchmarkWGTunnel is TCP through the WireGuard tunnel (two devices, two
 // netstacks, UDP over 127.0.0.1, MTU 1420).
 func BenchmarkWGTunnel(b *testing.B) {
-	ka, kb := testKey(b, 1), testKey(b, 2)
+	ka, kb := keytest.Seeded(b, 1), keytest.Seeded(b, 2)
 	a := newManager(b, "A", transport.Options{Key: ka})
 	bm := newManager(b, "B", transport.Options{Key: kb})
 	a.AllowKey(kb.Public())

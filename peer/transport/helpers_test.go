@@ -8,20 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 )
-
-// testKey returns a fixed key for seed byte b.
-func testKey(t testing.TB, b byte) key.PrivateKey {
-	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{b}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
 
 // logWriter sends log output to t.Logf.
 type logWriter struct {
@@ -79,7 +69,7 @@ func managerDial(m *transport.Manager, addr string) transporttest.DialFunc {
 // wgPair makes a listening Manager (key seed 1) and a dialing Manager (seed
 // 2) that the listener allows, and returns the listener and a dial func.
 func wgPair(t *testing.T) (transport.Listener, transporttest.DialFunc) {
-	ka, kb := testKey(t, 1), testKey(t, 2)
+	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	b := newManager(t, "B", transport.Options{Key: kb})
 	a.AllowKey(kb.Public())

@@ -6,6 +6,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 )
@@ -46,7 +47,7 @@ func TestManagerErrors(t *testing.T) {
 func TestManagerClose(t *testing.T) {
 	transporttest.NoLeaks(t)
 	ctx := testCtx(t)
-	m := transport.New(transport.Options{Key: testKey(t, 9)})
+	m := transport.New(transport.Options{Key: keytest.Seeded(t, 9)})
 	tl, err := m.Listen(ctx, "tcp://127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -76,5 +77,5 @@ func TestManagerClose(t *testing.T) {
 	if _, err := m.Dial(context.Background(), tl.Addr()); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("dial after close: err = %v, want ErrClosed", err)
 	}
-	m.AllowKey(testKey(t, 3).Public()) // no-op, no panic
+	m.AllowKey(keytest.Seeded(t, 3).Public()) // no-op, no panic
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
 )
@@ -18,8 +19,8 @@ import (
 func BenchmarkTailcatTunnel(b *testing.B) {
 	r := relaytest.New(b)
 	o := transport.TailcatOptions{DERPMap: r.Map}
-	a := newManager(b, "A", transport.Options{Key: testKey(b, 1), Tailcat: o})
-	d := newManager(b, "B", transport.Options{Key: testKey(b, 2), Tailcat: o})
+	a := newManager(b, "A", transport.Options{Key: keytest.Seeded(b, 1), Tailcat: o})
+	d := newManager(b, "B", transport.Options{Key: keytest.Seeded(b, 2), Tailcat: o})
 	l := listen(b, a, transport.TailcatListen)
 	benchStream(b, l, managerDial(d, l.Addr()))
 }
@@ -31,11 +32,11 @@ func BenchmarkTailcatTunnel(b *testing.B) {
 func BenchmarkTailcatListen(b *testing.B) {
 	r := relaytest.New(b)
 	o := transport.TailcatOptions{DERPMap: r.Map}
-	d := newManager(b, "B", transport.Options{Key: testKey(b, 2), Tailcat: o})
+	d := newManager(b, "B", transport.Options{Key: keytest.Seeded(b, 2), Tailcat: o})
 	var listen, first, redial time.Duration
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		a := transport.New(transport.Options{Key: testKey(b, 1), Tailcat: o})
+		a := transport.New(transport.Options{Key: keytest.Seeded(b, 1), Tailcat: o})
 		l, err := a.Listen(testCtx(b), transport.TailcatListen)
 		if err != nil {
 			b.Fatal(err)

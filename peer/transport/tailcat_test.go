@@ -14,6 +14,7 @@ import (
 	"github.com/tailscale/tailcat"
 	"tailscale.com/envknob"
 
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
@@ -36,8 +37,8 @@ func init() {
 func tailcatPair(t *testing.T) (transport.Listener, transporttest.DialFunc) {
 	r := relaytest.New(t)
 	o := transport.TailcatOptions{DERPMap: r.Map}
-	a := newManager(t, "A", transport.Options{Key: testKey(t, 1), Tailcat: o})
-	b := newManager(t, "B", transport.Options{Key: testKey(t, 2), Tailcat: o})
+	a := newManager(t, "A", transport.Options{Key: keytest.Seeded(t, 1), Tailcat: o})
+	b := newManager(t, "B", transport.Options{Key: keytest.Seeded(t, 2), Tailcat: o})
 	l := listen(t, a, transport.TailcatListen)
 	return l, managerDial(b, l.Addr())
 }
@@ -54,7 +55,7 @@ func TestTailcatToken(t *testing.T) {
 	r := relaytest.New(t)
 	o := transport.TailcatOptions{DERPMap: r.Map}
 	tok := func(seed byte) string {
-		m := newManager(t, "m", transport.Options{Key: testKey(t, seed), Tailcat: o})
+		m := newManager(t, "m", transport.Options{Key: keytest.Seeded(t, seed), Tailcat: o})
 		l := listen(t, m, transport.TailcatListen)
 		defer m.Close()
 		return l.Addr()
@@ -77,7 +78,7 @@ func TestTailcatToken(t *testing.T) {
 	if len(ci.Region) != 1 || ci.Region[0].Nodes[0].DERPPort != r.Region().Nodes[0].DERPPort {
 		t.Errorf("token region = %+v, want the test relay", ci.Region)
 	}
-	if ci.ServerPublic.NodePublic != transport.TailcatNodeKey(testKey(t, 1)).Public() {
+	if ci.ServerPublic.NodePublic != transport.TailcatNodeKey(keytest.Seeded(t, 1)).Public() {
 		t.Errorf("token key is not the derived node key")
 	}
 }
@@ -89,9 +90,9 @@ func TestTailcatRestart(t *testing.T) {
 	transporttest.NoLeaks(t)
 	r := relaytest.New(t)
 	o := transport.TailcatOptions{DERPMap: r.Map, StateDir: t.TempDir()}
-	d := newManager(t, "dialer", transport.Options{Key: testKey(t, 2), Tailcat: o})
+	d := newManager(t, "dialer", transport.Options{Key: keytest.Seeded(t, 2), Tailcat: o})
 
-	m1 := newManager(t, "L1", transport.Options{Key: testKey(t, 1), Tailcat: o})
+	m1 := newManager(t, "L1", transport.Options{Key: keytest.Seeded(t, 1), Tailcat: o})
 	l1 := listen(t, m1, transport.TailcatListen)
 	tok := l1.Addr()
 	c1, s1 := transporttest.Pair(t, l1, managerDial(d, tok))
@@ -103,7 +104,7 @@ func TestTailcatRestart(t *testing.T) {
 	}
 	c1.Close()
 
-	m2 := newManager(t, "L2", transport.Options{Key: testKey(t, 1), Tailcat: o})
+	m2 := newManager(t, "L2", transport.Options{Key: keytest.Seeded(t, 1), Tailcat: o})
 	l2 := listen(t, m2, tok)
 	if l2.Addr() != tok {
 		t.Fatalf("token changed across restart:\n%s\n%s", tok, l2.Addr())
@@ -135,12 +136,12 @@ func TestTailcatErrors(t *testing.T) {
 	r := relaytest.New(t)
 	o := transport.TailcatOptions{DERPMap: r.Map}
 	ctx := testCtx(t)
-	a := newManager(t, "A", transport.Options{Key: testKey(t, 1), Tailcat: o})
+	a := newManager(t, "A", transport.Options{Key: keytest.Seeded(t, 1), Tailcat: o})
 	l := listen(t, a, transport.TailcatListen)
 	if _, err := a.Listen(ctx, transport.TailcatListen); !errors.Is(err, transport.ErrInUse) {
 		t.Errorf("second tailcat listen: %v, want ErrInUse", err)
 	}
-	b := newManager(t, "B", transport.Options{Key: testKey(t, 2), Tailcat: o})
+	b := newManager(t, "B", transport.Options{Key: keytest.Seeded(t, 2), Tailcat: o})
 	if _, err := b.Listen(ctx, l.Addr()); !errors.Is(err, transport.ErrUnsupported) {
 		t.Errorf("listen on another node's token: %v, want ErrUnsupported", err)
 	}
@@ -190,7 +191,7 @@ func TestTailcatStateFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, transport.TailcatStateFile), []byte(st), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := newManager(t, "A", transport.Options{Key: testKey(t, 1), Tailcat: transport.TailcatOptions{StateDir: dir}})
+	m := newManager(t, "A", transport.Options{Key: keytest.Seeded(t, 1), Tailcat: transport.TailcatOptions{StateDir: dir}})
 	l := listen(t, m, transport.TailcatListen)
 	ci, err := tailcat.ParseConnBlob(tailcat.ConnBlob(l.Addr()))
 	if err != nil || len(ci.Region) != 1 || ci.Region[0].Nodes[0].DERPPort != reg.Nodes[0].DERPPort {

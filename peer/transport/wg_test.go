@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 )
@@ -43,7 +44,7 @@ func roundTrip(t *testing.T, from, to net.Conn, msg string) {
 // while an allowed key can, and TunnelPeer names the right key on both ends.
 func TestWGUnknownKeyRefused(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb, kc := testKey(t, 1), testKey(t, 2), testKey(t, 3)
+	ka, kb, kc := keytest.Seeded(t, 1), keytest.Seeded(t, 2), keytest.Seeded(t, 3)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	b := newManager(t, "B", transport.Options{Key: kb})
 	c := newManager(t, "C", transport.Options{Key: kc})
@@ -89,7 +90,7 @@ func TestWGUnknownKeyRefused(t *testing.T) {
 // tunnel conn is closed and it cannot connect again.
 func TestWGDisallowKey(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := testKey(t, 1), testKey(t, 2)
+	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	b := newManager(t, "B", transport.Options{Key: kb})
 	a.AllowKey(kb.Public())
@@ -139,7 +140,7 @@ func TestTunnelPeerNotWG(t *testing.T) {
 // listener (both directions of one WireGuard session).
 func TestWGBothWays(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := testKey(t, 1), testKey(t, 2)
+	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	b := newManager(t, "B", transport.Options{Key: kb})
 	a.AllowKey(kb.Public())
@@ -161,7 +162,7 @@ func TestWGBothWays(t *testing.T) {
 // its data reaches the dialer there.
 func TestWGRoaming(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := testKey(t, 1), testKey(t, 2)
+	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	a.AllowKey(kb.Public())
 	l := listen(t, a, "wg://127.0.0.1:0")
@@ -184,7 +185,7 @@ func TestWGRoaming(t *testing.T) {
 // the port a later Listen asks for, and is reachable there.
 func TestWGListenAfterDial(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := testKey(t, 1), testKey(t, 2)
+	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a := newManager(t, "A", transport.Options{Key: ka})
 	b := newManager(t, "B", transport.Options{Key: kb})
 	a.AllowKey(kb.Public())
@@ -211,12 +212,12 @@ func TestWGListenAfterDial(t *testing.T) {
 // TestWGListenForeignKey: the listen form may carry only the node's own key.
 func TestWGListenForeignKey(t *testing.T) {
 	transporttest.NoLeaks(t)
-	m := newManager(t, "A", transport.Options{Key: testKey(t, 1)})
-	other := testKey(t, 2).Public()
+	m := newManager(t, "A", transport.Options{Key: keytest.Seeded(t, 1)})
+	other := keytest.Seeded(t, 2).Public()
 	if _, err := m.Listen(testCtx(t), "wg://127.0.0.1:0#"+other.String()); err == nil {
 		t.Fatal("listened with another peer's key")
 	}
-	own := testKey(t, 1).Public()
+	own := keytest.Seeded(t, 1).Public()
 	l := listen(t, m, "wg://127.0.0.1:0#"+own.String())
 	if a, err := transport.ParseAddr(l.Addr()); err != nil || a.Key != own {
 		t.Fatalf("Addr() = %s (%v): want this node's key", l.Addr(), err)

@@ -1,7 +1,6 @@
 package wg_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,16 +10,14 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 	"github.com/awp-tray/awp-tray/peer/transport/wg"
 )
 
 func newDevice(t *testing.T, seed byte) (*wg.Device, key.PrivateKey) {
 	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := keytest.Seeded(t, seed)
 	d, err := wg.New(wg.Config{Key: k})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 	"github.com/awp-tray/awp-tray/peer/transport/wg"
 )
@@ -52,10 +53,8 @@ type watched struct {
 
 func newWatched(t *testing.T, seed byte) *watched {
 	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{seed}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := keytest.Seeded(t, seed)
+	var err error
 	w := &watched{key: k, handshakes: make(chan key.PublicKey, 16), refused: make(chan wg.Refused, 16)}
 	w.Device, err = wg.New(wg.Config{Key: k,
 		OnHandshake: func(p key.PublicKey) {
