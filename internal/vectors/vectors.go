@@ -8,6 +8,7 @@
 package vectors
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,4 +41,42 @@ func Dir(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Read decodes the vector file name (say "keys.json") in Dir into v; the
+// test fails if it cannot.
+func Read(t testing.TB, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(Dir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// Key is one key of keys.json: the Ed25519 seed and the public key it makes.
+type Key struct {
+	SeedHex string `json:"seed_hex"`
+	Key     string `json:"key"`
+}
+
+// Keys returns the keys of keys.json by name (its "note" left out).
+func Keys(t testing.TB) map[string]Key {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	Read(t, "keys.json", &raw)
+	out := map[string]Key{}
+	for name, r := range raw {
+		if name == "note" {
+			continue
+		}
+		var k Key
+		if err := json.Unmarshal(r, &k); err != nil {
+			t.Fatalf("keys.json %s: %v", name, err)
+		}
+		out[name] = k
+	}
+	return out
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,27 +16,9 @@ type vecKeys map[string]key.PrivateKey
 
 func loadKeys(t *testing.T) vecKeys {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), "keys.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
 	ks := vecKeys{}
-	for name, r := range raw {
-		if name == "note" {
-			continue
-		}
-		var e struct {
-			Seed string `json:"seed_hex"`
-			Key  string `json:"key"`
-		}
-		if err := json.Unmarshal(r, &e); err != nil {
-			t.Fatal(err)
-		}
-		seed, err := hex.DecodeString(e.Seed)
+	for name, e := range vectors.Keys(t) {
+		seed, err := hex.DecodeString(e.SeedHex)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,14 +46,8 @@ type vecGrant struct {
 
 func loadGrants(t *testing.T) map[string]vecGrant {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), "grants.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
+	vectors.Read(t, "grants.json", &raw)
 	out := map[string]vecGrant{}
 	for name, r := range raw {
 		if name == "note" {

@@ -4,31 +4,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
 	"testing"
+
+	"github.com/awp-tray/awp-tray/internal/vectors"
 )
 
 func TestVectorsKeys(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/vectors/keys.json")
-	if err != nil {
-		t.Fatalf("vectors: %v", err)
-	}
-	var v map[string]json.RawMessage
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for name, raw := range v {
-		if name == "note" {
-			continue
-		}
-		var e struct {
-			SeedHex string `json:"seed_hex"`
-			Key     string `json:"key"`
-		}
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatal(err)
-		}
+	for name, e := range vectors.Keys(t) {
 		seed, _ := hex.DecodeString(e.SeedHex)
 		k, err := FromSeed(seed)
 		if err != nil {

@@ -2,9 +2,6 @@ package presence
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,24 +10,13 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-func vec(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestVector(t *testing.T) {
 	var v struct {
 		Canon string `json:"doc_canonical"`
 		Raw   string `json:"doc_raw"`
 		Line  string `json:"line"`
 	}
-	vec(t, "presence.json", &v)
+	vectors.Read(t, "presence.json", &v)
 	c, err := wire.CanonicalWithout([]byte(v.Raw), "sig")
 	if err != nil || string(c) != v.Canon {
 		t.Fatalf("canonical %s %v", c, err)
@@ -73,7 +59,7 @@ func TestSignVerifyOffer(t *testing.T) {
 			Seed string `json:"seed_hex"`
 		} `json:"bob"`
 	}
-	vec(t, "keys.json", &keys)
+	vectors.Read(t, "keys.json", &keys)
 	seed, _ := hex.DecodeString(keys.Bob.Seed)
 	k, _ := key.FromSeed(seed)
 	me, _ := key.NewPrivate()

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
@@ -14,12 +12,7 @@ import (
 // seeds of keys.json (docs/protocol/handshake.md). Ed25519 is deterministic, so the signatures
 // must match exactly.
 func TestAuthVector(t *testing.T) {
-	dir := vectors.Dir(t)
-	type vkey struct {
-		SeedHex string `json:"seed_hex"`
-		Key     string `json:"key"`
-	}
-	var kv struct{ Alice, Bob vkey }
+	keys := vectors.Keys(t)
 	var av struct {
 		AliceHello string `json:"alice_hello_line"`
 		BobHello   string `json:"bob_hello_line"`
@@ -28,9 +21,7 @@ func TestAuthVector(t *testing.T) {
 		BobHex     string `json:"bob_signs_hex"`
 		BobSig     string `json:"bob_sig"`
 	}
-	readJSON(t, dir+"/keys.json", &kv)
-	keys := map[string]vkey{"alice": kv.Alice, "bob": kv.Bob}
-	readJSON(t, dir+"/auth.json", &av)
+	vectors.Read(t, "auth.json", &av)
 
 	priv := func(name string) key.PrivateKey {
 		seed, err := hex.DecodeString(keys[name].SeedHex)
@@ -122,16 +113,5 @@ func TestAuthMessageLayout(t *testing.T) {
 	}
 	if AuthContext != "awp-auth-v0" {
 		t.Fatalf("AuthContext = %q", AuthContext)
-	}
-}
-
-func readJSON(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 }

@@ -3,25 +3,19 @@ package wire
 import (
 	"encoding/hex"
 	"encoding/json"
-	"os"
+
+	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
-	"testing"
 )
 
 func TestCanonicalVectors(t *testing.T) {
-	b, err := os.ReadFile(vectors.Dir(t) + "/canonical.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var vs []struct {
 		Object string `json:"object_json"`
 		Canon  string `json:"canonical"`
 		Hex    string `json:"canonical_utf8_hex"`
 	}
-	if err := json.Unmarshal(b, &vs); err != nil {
-		t.Fatal(err)
-	}
+	vectors.Read(t, "canonical.json", &vs)
 	if len(vs) < 7 {
 		t.Fatalf("only %d vectors", len(vs))
 	}

@@ -66,18 +66,12 @@ var goldenNames = []string{
 
 func presenceVector(t testing.TB) (line, docRaw, docCanon string) {
 	t.Helper()
-	b, err := os.ReadFile(vectors.Dir(t) + "/presence.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Line     string `json:"line"`
 		DocRaw   string `json:"doc_raw"`
 		DocCanon string `json:"doc_canonical"`
 	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
+	vectors.Read(t, "presence.json", &v)
 	return v.Line, v.DocRaw, v.DocCanon
 }
 
@@ -294,18 +288,12 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 // canonical bytes.
 func checkIntroduceGrant(t *testing.T, g json.RawMessage) {
 	t.Helper()
-	b, err := os.ReadFile(vectors.Dir(t) + "/grants.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		IntroduceGrant struct {
 			Canonical string `json:"canonical"`
 		} `json:"introduce_grant"`
 	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
+	vectors.Read(t, "grants.json", &v)
 	c, err := CanonicalWithout(g, "sig")
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
@@ -24,14 +22,8 @@ type wgVector struct {
 
 // TestVectors reproduces testdata/vectors/wireguard.json.
 func TestVectors(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(vectors.Dir(t), "wireguard.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		t.Fatal(err)
-	}
+	vectors.Read(t, "wireguard.json", &all)
 	n := 0
 	for name, raw := range all {
 		var v wgVector
