@@ -133,12 +133,21 @@ func (p *proc) stop(t *testing.T) {
 		t.Errorf("%s: awp run ended with %v, want status 0", p.name, err)
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !strings.Contains(p.log.String(), "msg=stopped") {
-		t.Errorf("%s: no clean stop in the log", p.name)
+	log := p.log.String()
+	p.mu.Unlock()
+	checkStoppedCleanly(t, p.name, p.dir, log)
+}
+
+// checkStoppedCleanly checks what a peer process (`awp run`, `awp mcp
+// --run`) left once it exited: a clean stop in its log and no control
+// socket in its data directory.
+func checkStoppedCleanly(t *testing.T, name, dir, log string) {
+	t.Helper()
+	if !strings.Contains(log, "msg=stopped") {
+		t.Errorf("%s: the peer did not stop cleanly (no msg=stopped in its log)", name)
 	}
-	if _, err := os.Stat(localapi.SocketPath(p.dir)); !os.IsNotExist(err) {
-		t.Errorf("%s: control socket left behind: %v", p.name, err)
+	if _, err := os.Stat(localapi.SocketPath(dir)); !os.IsNotExist(err) {
+		t.Errorf("%s: control socket left behind: %v", name, err)
 	}
 }
 

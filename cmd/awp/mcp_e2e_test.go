@@ -16,7 +16,6 @@ import (
 
 	"github.com/awp-tray/awp-tray/cmd/awp/internal/mcpserver"
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
 
@@ -78,13 +77,9 @@ func (a *agent) close(t *testing.T) {
 	}
 	a.logs.Wait()
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !strings.Contains(a.log.String(), "msg=stopped") {
-		t.Errorf("%s: the peer did not stop cleanly", a.name)
-	}
-	if _, err := os.Stat(localapi.SocketPath(a.dir)); !os.IsNotExist(err) {
-		t.Errorf("%s: control socket left behind: %v", a.name, err)
-	}
+	log := a.log.String()
+	a.mu.Unlock()
+	checkStoppedCleanly(t, a.name, a.dir, log)
 }
 
 // call calls a tool and decodes its structured output; a tool error fails

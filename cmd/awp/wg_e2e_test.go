@@ -19,13 +19,7 @@ import (
 // side, and a third whose key neither configured cannot reach the listener
 // until the listener trusts it.
 func TestWireGuardE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real peers over WireGuard")
-	}
-	awpBinary(t)
-	a := newDaemon(t, "wg-a", "--listen", "wg://127.0.0.1:0")
-	b := newDaemon(t, "wg-b", "--listen", "wg://127.0.0.1:0")
-	addrA, addrB := wgListen(t, a), wgListen(t, b)
+	a, b, addrA, addrB := wgDaemons(t, "wg")
 
 	// A configures B's key (trust), B adds A from A's invite and dials it.
 	awpOK(t, "trust", "--data", a.dir, b.Key())
@@ -156,6 +150,22 @@ func TestWireGuardE2E(t *testing.T) {
 }
 
 // wgListen returns the daemon's one bound wg address.
+// wgDaemons starts two `awp run` processes, NAME-a and NAME-b, each
+// listening on a wg://127.0.0.1 port of its own, and returns them with the
+// addresses they bound. It skips the test in -short mode.
+func wgDaemons(t *testing.T, name string) (a, b *daemon, addrA, addrB string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real peers over WireGuard")
+	}
+	awpBinary(t)
+	a = newDaemon(t, name+"-a", "--listen", "wg://127.0.0.1:0")
+	b = newDaemon(t, name+"-b", "--listen", "wg://127.0.0.1:0")
+	return a, b, wgListen(t, a), wgListen(t, b)
+}
+
+// wgListen returns d's one listen address, checking it is a bound
+// wg://127.0.0.1:PORT#KEY.
 func wgListen(t *testing.T, d *daemon) string {
 	t.Helper()
 	ls := d.Listen()
@@ -221,13 +231,7 @@ func waitThread(t *testing.T, a, b *daemon, th string, texts []string) {
 // replaced: after its restart each side logs at most one peer down (a
 // crossing of the two sides' dials resolving) before the msgs flow.
 func TestWireGuardRestartBothDial(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real peers over WireGuard")
-	}
-	awpBinary(t)
-	a := newDaemon(t, "wg2-a", "--listen", "wg://127.0.0.1:0")
-	b := newDaemon(t, "wg2-b", "--listen", "wg://127.0.0.1:0")
-	addrA, addrB := wgListen(t, a), wgListen(t, b)
+	a, b, addrA, addrB := wgDaemons(t, "wg2")
 	invA := strings.TrimSpace(awpOK(t, "invite", "--data", a.dir))
 	invB := strings.TrimSpace(awpOK(t, "invite", "--data", b.dir))
 	// A adds B's invite first: B has not added A's, so A's dial is refused

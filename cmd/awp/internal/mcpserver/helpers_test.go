@@ -106,24 +106,37 @@ func open(t testing.TB, n *node) *session {
 	return connect(t, n.dir, nil, Options{}, "")
 }
 
-// callOK calls tool name with args, fails the test on a protocol error or
-// a tool error, and decodes the structured output into T.
-func callOK[T any](t testing.TB, s *session, name string, args any) (T, string) {
+// callTool calls tool name with args and fails the test on a protocol error.
+func callTool(t testing.TB, s *session, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	var out T
 	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	return res
+}
+
+// structured decodes a tool's structured output into T.
+func structured[T any](res *mcp.CallToolResult) (T, []byte, error) {
+	var out T
+	b, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	return out, b, err
+}
+
+// callOK calls tool name with args, fails the test on a protocol error or
+// a tool error, and decodes the structured output into T.
+func callOK[T any](t testing.TB, s *session, name string, args any) (T, string) {
+	t.Helper()
+	res := callTool(t, s, name, args)
 	txt := textOf(res)
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, txt)
 	}
-	b, err := json.Marshal(res.StructuredContent)
+	out, b, err := structured[T](res)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("%s: structured output %s: %v", name, b, err)
 	}
 	return out, txt
@@ -133,26 +146,20 @@ func callOK[T any](t testing.TB, s *session, name string, args any) (T, string) 
 // a tool error, with the structured output decoded into T.
 func try[T any](t testing.TB, s *session, name string, args any) (T, bool) {
 	t.Helper()
-	var out T
-	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	res := callTool(t, s, name, args)
 	if res.IsError {
-		return out, false
+		var zero T
+		return zero, false
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	return out, json.Unmarshal(b, &out) == nil
+	out, _, err := structured[T](res)
+	return out, err == nil
 }
 
 // callErr calls tool name with args and returns the text of the tool
 // error it must answer with.
 func callErr(t testing.TB, s *session, name string, args any) string {
 	t.Helper()
-	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: protocol error %v, want a tool error", name, err)
-	}
+	res := callTool(t, s, name, args)
 	if !res.IsError {
 		t.Fatalf("%s: no tool error; answer %s", name, textOf(res))
 	}
