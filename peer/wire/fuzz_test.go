@@ -71,13 +71,7 @@ func FuzzReadLine(f *testing.F) {
 		}
 		want, wantErr := refLines(data)
 		var got [][]byte
-		var err error
-		for {
-			var l []byte
-			l, err = r.ReadLine()
-			if err != nil {
-				break
-			}
+		err := readLines(r, func(l []byte) {
 			if len(l) > MaxLine {
 				t.Fatalf("line of %d bytes", len(l))
 			}
@@ -94,7 +88,7 @@ func FuzzReadLine(f *testing.F) {
 			if len(got) > len(data) {
 				t.Fatalf("more lines than bytes")
 			}
-		}
+		})
 		if !errors.Is(err, wantErr) {
 			t.Fatalf("err %v, want %v", err, wantErr)
 		}

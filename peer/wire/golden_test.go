@@ -127,10 +127,7 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 	}
 	switch name {
 	case "hello":
-		x, ok := f.(*Hello)
-		if !ok {
-			t.Fatalf("type %T, want *Hello", f)
-		}
+		x := frameAs[*Hello](t, f)
 		want("T", h.T, TypeHello)
 		want("ID", h.ID, "01J9ZX00000000000000000001")
 		want("TS", h.TS, "2026-09-25T17:03:11Z")
@@ -149,23 +146,14 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 		want("HasCap(mirror)", x.HasCap("mirror"), true)
 		want("HasCap(exec)", x.HasCap("exec"), false)
 	case "auth":
-		x, ok := f.(*Auth)
-		if !ok {
-			t.Fatalf("type %T, want *Auth", f)
-		}
+		x := frameAs[*Auth](t, f)
 		want("TS", h.TS, "2026-09-25T17:03:11.120Z")
 		want("Sig", x.Sig, "WLulv7nVMeS53z4yWfvU2PZ1AM7RuTpXpVURIuQ2g00kTRxWOG8uDDzp0kkAkLfX8jn6-UkcTfwl567GUXVZBA")
 	case "resume":
-		x, ok := f.(*Resume)
-		if !ok {
-			t.Fatalf("type %T, want *Resume", f)
-		}
+		x := frameAs[*Resume](t, f)
 		want("Seen", x.Seen, map[string]string{"thr_9k2": "01J9ZX0000000000000000000Z", "thr_vrw6443w": "01J9ZX0000000000000000000Y"})
 	case "msg":
-		x, ok := f.(*Msg)
-		if !ok {
-			t.Fatalf("type %T, want *Msg", f)
-		}
+		x := frameAs[*Msg](t, f)
 		want("Th", h.Th, "thr_9k2")
 		want("Subject", x.Subject, "Port the auth middleware")
 		want("Re", x.Re, "01J9ZX0000000000000000000Z")
@@ -182,25 +170,16 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 		// The unknown part survives byte for byte.
 		want("part 4 raw", string(x.Parts[4]), `{"k":"sketch","svg":"<svg/>","future":{"x":1}}`)
 	case "state":
-		x, ok := f.(*State)
-		if !ok {
-			t.Fatalf("type %T, want *State", f)
-		}
+		x := frameAs[*State](t, f)
 		want("State", x.State, StateWorking)
 		want("Note", x.Note, "running tests")
 	case "ack":
-		x, ok := f.(*Ack)
-		if !ok {
-			t.Fatalf("type %T, want *Ack", f)
-		}
+		x := frameAs[*Ack](t, f)
 		want("ID", h.ID, "")
 		want("Th", h.Th, "thr_9k2")
 		want("Of", x.Of, "01J9ZX00000000000000000004")
 	case "err":
-		x, ok := f.(*Err)
-		if !ok {
-			t.Fatalf("type %T, want *Err", f)
-		}
+		x := frameAs[*Err](t, f)
 		want("Code", x.Code, CodeRateLimited)
 		want("Msg", x.Msg, "slow down")
 		want("Re", x.Re, "01J9ZX00000000000000000004")
@@ -209,10 +188,7 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 		want("Error()", x.Error(), "awp: rate_limited: slow down")
 		want("FatalCode", FatalCode(x.Code), false)
 	case "chunk":
-		x, ok := f.(*Chunk)
-		if !ok {
-			t.Fatalf("type %T, want *Chunk", f)
-		}
+		x := frameAs[*Chunk](t, f)
 		want("Ref", x.Ref, "blob_44")
 		want("Off", x.Off, int64(524288))
 		want("Data", string(x.Data), "Hello, world")
@@ -221,10 +197,7 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 			t.Errorf("golden chunk does not take the fast path")
 		}
 	case "introduce":
-		x, ok := f.(*Introduce)
-		if !ok {
-			t.Fatalf("type %T, want *Introduce", f)
-		}
+		x := frameAs[*Introduce](t, f)
 		want("Peer", x.Peer, Card{
 			Key:    "ed25519:6kpsY-KcUgq-9VB7Ey7F-ZVHdq6-vnuSQh7qaRRG0iw",
 			Name:   "codex@builder",
@@ -234,19 +207,13 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 		want("Note", x.Note, "codex will take the release build")
 		checkIntroduceGrant(t, x.Grant)
 	case "presence":
-		x, ok := f.(*Presence)
-		if !ok {
-			t.Fatalf("type %T, want *Presence", f)
-		}
+		x := frameAs[*Presence](t, f)
 		_, docRaw, _ := presenceVector(t)
 		want("Hops", x.Hops, 1)
 		want("Doc", string(x.Doc), docRaw)
 		want("ID", h.ID, "01J9ZX0000000000000000000B")
 	case "mirror":
-		x, ok := f.(*Mirror)
-		if !ok {
-			t.Fatalf("type %T, want *Mirror", f)
-		}
+		x := frameAs[*Mirror](t, f)
 		want("Of", x.Of, "ed25519:2inpWwLgD_oVZFd1-x0roiKhlDOV7qBrlOLAV7e-adA")
 		want("Dir", x.Dir, "out")
 		want("Withdraw", x.Withdraw, false)
@@ -258,22 +225,15 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 			t.Errorf("mirrored line is %T, want *Msg", inner)
 		}
 	case "withdraw":
-		x, ok := f.(*Mirror)
-		if !ok {
-			t.Fatalf("type %T, want *Mirror", f)
-		}
+		x := frameAs[*Mirror](t, f)
 		want("Withdraw", x.Withdraw, true)
 		want("Line", len(x.Line), 0)
 		want("Th", h.Th, "thr_9k2")
 	case "private":
-		if _, ok := f.(*Private); !ok {
-			t.Fatalf("type %T, want *Private", f)
-		}
+		frameAs[*Private](t, f)
 		want("Th", h.Th, "thr_9k2")
 	case "unknown":
-		if _, ok := f.(*Unknown); !ok {
-			t.Fatalf("type %T, want *Unknown", f)
-		}
+		frameAs[*Unknown](t, f)
 		want("T", h.T, "typing")
 		want("ID", h.ID, "01J9ZX00000000000000000014")
 	default:
@@ -281,6 +241,16 @@ func checkGoldenFields(t *testing.T, name string, f Frame, h *Head) {
 	}
 	want("IsContent", IsContent(h.T), name == "msg" || name == "state" || name == "chunk" ||
 		name == "introduce" || name == "mirror" || name == "withdraw" || name == "private")
+}
+
+// frameAs returns f as a T, failing the test if it is another type.
+func frameAs[T Frame](t *testing.T, f Frame) T {
+	t.Helper()
+	x, ok := f.(T)
+	if !ok {
+		t.Fatalf("type %T, want %T", f, x)
+	}
+	return x
 }
 
 // checkIntroduceGrant checks that the grant carried by the golden introduce

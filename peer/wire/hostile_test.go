@@ -361,21 +361,8 @@ func TestReadLineLimit(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, one := range []bool{false, true} {
-				var src io.Reader = bytes.NewReader(c.in)
-				if one {
-					src = iotest.HalfReader(src)
-				}
-				r := NewReader(src)
 				var got []int
-				var err error
-				for {
-					var l []byte
-					l, err = r.ReadLine()
-					if err != nil {
-						break
-					}
-					got = append(got, len(l))
-				}
+				err := readLines(readerOf(c.in, one), func(l []byte) { got = append(got, len(l)) })
 				if !errors.Is(err, c.err) {
 					t.Errorf("half=%v: err %v, want %v", one, err, c.err)
 				}
@@ -389,6 +376,27 @@ func TestReadLineLimit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readerOf reads in, through iotest.HalfReader when half is set.
+func readerOf(in []byte, half bool) *Reader {
+	var src io.Reader = bytes.NewReader(in)
+	if half {
+		src = iotest.HalfReader(src)
+	}
+	return NewReader(src)
+}
+
+// readLines calls each with every line r reads and returns the error that
+// ended the reading (io.EOF at a clean end).
+func readLines(r *Reader, each func(l []byte)) error {
+	for {
+		l, err := r.ReadLine()
+		if err != nil {
+			return err
+		}
+		each(l)
 	}
 }
 
@@ -459,11 +467,7 @@ func TestReaderGrow(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, half := range []bool{false, true} {
-				var src io.Reader = bytes.NewReader(c.in)
-				if half {
-					src = iotest.HalfReader(src)
-				}
-				r := NewReader(src)
+				r := readerOf(c.in, half)
 				var given []*byte
 				r.SetGrow(func() []byte {
 					b := make([]byte, c.size)
@@ -471,15 +475,8 @@ func TestReaderGrow(t *testing.T) {
 					return b
 				})
 				var got []byte
-				for {
-					l, err := r.ReadLine()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatalf("half=%v: %v", half, err)
-					}
-					got = append(append(got, l...), '\n')
+				if err := readLines(r, func(l []byte) { got = append(append(got, l...), '\n') }); err != io.EOF {
+					t.Fatalf("half=%v: %v", half, err)
 				}
 				if !bytes.Equal(got, c.in) {
 					t.Errorf("half=%v: lines read differ from the input", half)
