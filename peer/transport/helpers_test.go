@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
@@ -66,13 +67,21 @@ func managerDial(m *transport.Manager, addr string) transporttest.DialFunc {
 	return func(ctx context.Context) (net.Conn, error) { return m.Dial(ctx, addr) }
 }
 
+// wgManagers makes Manager A (key seed 1), which allows B's key, and
+// Manager B (seed 2), and returns them with their keys.
+func wgManagers(t *testing.T) (a, b *transport.Manager, ka, kb key.PrivateKey) {
+	t.Helper()
+	ka, kb = keytest.Seeded(t, 1), keytest.Seeded(t, 2)
+	a = newManager(t, "A", transport.Options{Key: ka})
+	b = newManager(t, "B", transport.Options{Key: kb})
+	a.AllowKey(kb.Public())
+	return a, b, ka, kb
+}
+
 // wgPair makes a listening Manager (key seed 1) and a dialing Manager (seed
 // 2) that the listener allows, and returns the listener and a dial func.
 func wgPair(t *testing.T) (transport.Listener, transporttest.DialFunc) {
-	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
-	a := newManager(t, "A", transport.Options{Key: ka})
-	b := newManager(t, "B", transport.Options{Key: kb})
-	a.AllowKey(kb.Public())
+	a, b, _, _ := wgManagers(t)
 	l := listen(t, a, "wg://127.0.0.1:0")
 	return l, managerDial(b, l.Addr())
 }

@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"strconv"
 	"testing"
@@ -28,16 +27,6 @@ func acceptAll(l transport.Listener) <-chan net.Conn {
 		}
 	}()
 	return ch
-}
-
-func roundTrip(t *testing.T, from, to net.Conn, msg string) {
-	t.Helper()
-	go from.Write([]byte(msg))
-	got := make([]byte, len(msg))
-	to.SetReadDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.ReadFull(to, got); err != nil || string(got) != msg {
-		t.Fatalf("round trip %q: got %q, %v", msg, got, err)
-	}
 }
 
 // TestWGUnknownKeyRefused: a key the listener never allowed cannot connect,
@@ -75,8 +64,8 @@ func TestWGUnknownKeyRefused(t *testing.T) {
 	if k, ok := transport.TunnelPeer(bc); !ok || k != ka.Public() {
 		t.Fatalf("dialed conn: TunnelPeer = %v, %v; want A %v", k.Short(), ok, ka.Public().Short())
 	}
-	roundTrip(t, bc, ac, "hello A")
-	roundTrip(t, ac, bc, "hello B")
+	transporttest.Carry(t, bc, ac, "hello A")
+	transporttest.Carry(t, ac, bc, "hello B")
 
 	l.Close()
 	for extra := range conns {
@@ -90,10 +79,7 @@ func TestWGUnknownKeyRefused(t *testing.T) {
 // tunnel conn is closed and it cannot connect again.
 func TestWGDisallowKey(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
-	a := newManager(t, "A", transport.Options{Key: ka})
-	b := newManager(t, "B", transport.Options{Key: kb})
-	a.AllowKey(kb.Public())
+	a, b, _, kb := wgManagers(t)
 	if !a.Allowed(kb.Public()) {
 		t.Fatal("AllowKey: not Allowed")
 	}
@@ -140,17 +126,14 @@ func TestTunnelPeerNotWG(t *testing.T) {
 // listener (both directions of one WireGuard session).
 func TestWGBothWays(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
-	a := newManager(t, "A", transport.Options{Key: ka})
-	b := newManager(t, "B", transport.Options{Key: kb})
-	a.AllowKey(kb.Public())
+	a, b, ka, _ := wgManagers(t)
 	b.AllowKey(ka.Public())
 	la := listen(t, a, "wg://127.0.0.1:0")
 	lb := listen(t, b, "wg://127.0.0.1:0")
 	c1, s1 := transporttest.Pair(t, la, managerDial(b, la.Addr()))
-	roundTrip(t, c1, s1, "b→a")
+	transporttest.Carry(t, c1, s1, "b→a")
 	c2, s2 := transporttest.Pair(t, lb, managerDial(a, lb.Addr()))
-	roundTrip(t, c2, s2, "a→b")
+	transporttest.Carry(t, c2, s2, "a→b")
 	if k, _ := transport.TunnelPeer(s2); k != ka.Public() {
 		t.Fatalf("B accepted from %v, want A", k.Short())
 	}
@@ -169,7 +152,7 @@ func TestWGRoaming(t *testing.T) {
 
 	b1 := transport.New(transport.Options{Key: kb, Logger: testLogger(t, "B1")})
 	c1, s1 := transporttest.Pair(t, l, managerDial(b1, l.Addr()))
-	roundTrip(t, s1, c1, "to the first port")
+	transporttest.Carry(t, s1, c1, "to the first port")
 	b1.Close() // its UDP socket is gone: only roaming can reach B now
 
 	b2 := newManager(t, "B2", transport.Options{Key: kb})
@@ -177,21 +160,18 @@ func TestWGRoaming(t *testing.T) {
 	if k, _ := transport.TunnelPeer(s2); k != kb.Public() {
 		t.Fatalf("second conn from %v, want B", k.Short())
 	}
-	roundTrip(t, s2, c2, "to the new port")
-	roundTrip(t, c2, s2, "and back")
+	transporttest.Carry(t, s2, c2, "to the new port")
+	transporttest.Carry(t, c2, s2, "and back")
 }
 
 // TestWGListenAfterDial: a device made by Dial (ephemeral port) moves to
 // the port a later Listen asks for, and is reachable there.
 func TestWGListenAfterDial(t *testing.T) {
 	transporttest.NoLeaks(t)
-	ka, kb := keytest.Seeded(t, 1), keytest.Seeded(t, 2)
-	a := newManager(t, "A", transport.Options{Key: ka})
-	b := newManager(t, "B", transport.Options{Key: kb})
-	a.AllowKey(kb.Public())
+	a, b, _, kb := wgManagers(t)
 	la := listen(t, a, "wg://127.0.0.1:0")
 	c1, s1 := transporttest.Pair(t, la, managerDial(b, la.Addr()))
-	roundTrip(t, c1, s1, "first")
+	transporttest.Carry(t, c1, s1, "first")
 
 	port := freeUDPPort(t)
 	lb := listen(t, b, "wg://127.0.0.1:"+strconv.Itoa(port))
@@ -200,10 +180,10 @@ func TestWGListenAfterDial(t *testing.T) {
 		t.Fatalf("Addr() = %s, want %s", lb.Addr(), want)
 	}
 	c2, s2 := transporttest.Pair(t, lb, managerDial(a, lb.Addr()))
-	roundTrip(t, c2, s2, "a dials b on its new port")
+	transporttest.Carry(t, c2, s2, "a dials b on its new port")
 	// B moved under an open conn: its next packet tells A the new port.
-	roundTrip(t, c1, s1, "the old conn survived the rebind")
-	roundTrip(t, s1, c1, "and A reaches B at the new port")
+	transporttest.Carry(t, c1, s1, "the old conn survived the rebind")
+	transporttest.Carry(t, s1, c1, "and A reaches B at the new port")
 	if _, err := b.Listen(testCtx(t), "wg://127.0.0.1:0"); err == nil {
 		t.Fatal("a second wg listener on one Manager succeeded")
 	}

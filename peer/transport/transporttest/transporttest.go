@@ -410,3 +410,15 @@ func testCloseUnblocksAccept(t *testing.T, l transport.Listener, _ DialFunc) {
 		t.Fatalf("second Close: %v", err)
 	}
 }
+
+// Carry writes msg on from and checks that to reads it, whole, within
+// opTimeout.
+func Carry(t testing.TB, from, to net.Conn, msg string) {
+	t.Helper()
+	go from.Write([]byte(msg))
+	got := make([]byte, len(msg))
+	to.SetReadDeadline(time.Now().Add(opTimeout))
+	if _, err := io.ReadFull(to, got); err != nil || string(got) != msg {
+		t.Fatalf("carrying %q: got %q, %v", msg, got, err)
+	}
+}

@@ -3,7 +3,6 @@ package wg_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/netip"
 	"testing"
@@ -26,23 +25,13 @@ func newDevice(t *testing.T, seed byte) (*wg.Device, key.PrivateKey) {
 	return d, k
 }
 
-func echo(t *testing.T, from, to net.Conn, msg string) {
-	t.Helper()
-	go from.Write([]byte(msg))
-	got := make([]byte, len(msg))
-	to.SetReadDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.ReadFull(to, got); err != nil || string(got) != msg {
-		t.Fatalf("%q: got %q, %v", msg, got, err)
-	}
-}
-
 // TestRoamingRebind moves the dialer's UDP port under an open connection:
 // the listener's endpoint for it follows the first authenticated packet
 // from the new port, and data flows both ways on the same conn.
 func TestRoamingRebind(t *testing.T) {
 	transporttest.NoLeaks(t)
 	a, b, _, kb, ac, bc := tunnelPair(t)
-	echo(t, bc, ac, "before")
+	transporttest.Carry(t, bc, ac, "before")
 	old := b.Port()
 	if ep, ok := a.PeerEndpoint(kb.Public()); !ok || int(ep.Port()) != old {
 		t.Fatalf("A's endpoint for B = %v, %v; want port %d", ep, ok, old)
@@ -54,11 +43,11 @@ func TestRoamingRebind(t *testing.T) {
 	if b.Port() == old || b.Port() == 0 {
 		t.Fatalf("rebind kept port %d (now %d)", old, b.Port())
 	}
-	echo(t, bc, ac, "from the new port")
+	transporttest.Carry(t, bc, ac, "from the new port")
 	if ep, ok := a.PeerEndpoint(kb.Public()); !ok || int(ep.Port()) != b.Port() {
 		t.Fatalf("A's endpoint for B = %v, %v; want the new port %d", ep, ok, b.Port())
 	}
-	echo(t, ac, bc, "to the new port")
+	transporttest.Carry(t, ac, bc, "to the new port")
 }
 
 // TestNetworkChange runs what each device does when the host's addresses
@@ -68,13 +57,13 @@ func TestRoamingRebind(t *testing.T) {
 func TestNetworkChange(t *testing.T) {
 	transporttest.NoLeaks(t)
 	a, b, _, _, ac, bc := tunnelPair(t)
-	echo(t, bc, ac, "before")
+	transporttest.Carry(t, bc, ac, "before")
 	pa, pb := a.Port(), b.Port()
 	a.NetworkChanged()
-	echo(t, ac, bc, "after the listener's network changed")
+	transporttest.Carry(t, ac, bc, "after the listener's network changed")
 	b.NetworkChanged()
-	echo(t, bc, ac, "after the dialer's network changed")
-	echo(t, ac, bc, "and back")
+	transporttest.Carry(t, bc, ac, "after the dialer's network changed")
+	transporttest.Carry(t, ac, bc, "and back")
 	if a.Port() != pa || b.Port() != pb {
 		t.Fatalf("ports moved: %d → %d, %d → %d", pa, a.Port(), pb, b.Port())
 	}
