@@ -22,9 +22,7 @@ import (
 )
 
 func TestBlobTransfer(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	for _, size := range []int{0, 1, 512 << 10, 3<<20 + 17} {
 		p, data := writeRandom(t, size)
 		r, err := a.Send(context.Background(), SendRequest{To: b.Key(), Parts: []json.RawMessage{wire.TextPart("file")}, Blobs: []BlobFile{{Path: p}}})
@@ -98,9 +96,7 @@ func writeRandom(t *testing.T, size int) (string, []byte) {
 // of different blobs share the write queues and the pooled line and data
 // buffers on both sides: every blob must arrive intact.
 func TestBlobsConcurrent(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	sizes := []int{3<<20 + 17, 5 << 20, 512<<10 + 1, 1 << 20, 700 << 10, 2<<20 - 3}
 	type sent struct {
 		from, to *testNode
@@ -139,9 +135,7 @@ func TestBlobsConcurrent(t *testing.T) {
 func TestBlobReceiverRestartMidway(t *testing.T) {
 	for _, restartSender := range []bool{false, true} {
 		t.Run(map[bool]string{false: "receiver", true: "both"}[restartSender], func(t *testing.T) {
-			a := newTestNode(t, "a")
-			b := newTestNode(t, "b")
-			connect(t, a, b)
+			a, b := connectedPair(t)
 			midway := false
 			for size := 16 << 20; !midway && size <= 128<<20; size *= 2 {
 				p, data := writeRandom(t, size+12345)

@@ -18,9 +18,7 @@ import (
 // the store: awp mcp's awp_wait, which subscribes and then looks, then
 // waited for a line that had arrived.)
 func TestLineEventWhileSubscribing(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	th := wire.NewThread()
 	for i := 1; i <= 300; i++ {
 		if _, err := a.Send(context.Background(), SendRequest{To: b.Key(), Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart("x")}}); err != nil {
@@ -30,20 +28,8 @@ func TestLineEventWhileSubscribing(t *testing.T) {
 		// at moments spread over that.
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond)
 		events, cancel := b.Subscribe(64)
-		var have uint64 // the newest line b holds, as seen after subscribing
-		if lines, err := b.Lines(th, key.PublicKey{}); err == nil && len(lines) > 0 {
-			have = lines[len(lines)-1].Seq
-		}
-		for have < uint64(i) {
-			select {
-			case ev := <-events:
-				if ev.Type == EventLine && ev.Th == th && ev.Line != nil && ev.Line.Seq > have {
-					have = ev.Line.Seq
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("round %d: line %d stored after the subscription came, without an event", i, i)
-			}
-		}
+		have := newestSeq(b, th)
+		awaitLineEvent(t, events, th, have, i, nil)
 		cancel()
 	}
 }
@@ -70,27 +56,44 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 		// moments spread over that.
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond)
 		events, cancel := a.Subscribe(64)
-		var have uint64 // the newest line a holds, as seen after subscribing
-		if lines, err := a.Lines(th, key.PublicKey{}); err == nil && len(lines) > 0 {
-			have = lines[len(lines)-1].Seq
-		}
+		have := newestSeq(a, th)
 		if err := <-sent; err != nil {
 			t.Fatal(err)
 		}
-		for have < uint64(i) {
-			select {
-			case ev := <-events:
-				if ev.Type == EventLine && ev.Th == th && ev.Line != nil && ev.Line.Seq > have {
-					if ev.Line.Dir != "out" || ev.Peer != b.Public() {
-						t.Fatalf("round %d: event %+v, want an out line to b", i, ev)
-					}
-					have = ev.Line.Seq
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("round %d: line %d stored after the subscription came, without an event", i, i)
+		awaitLineEvent(t, events, th, have, i, func(ev Event) {
+			if ev.Line.Dir != "out" || ev.Peer != b.Public() {
+				t.Fatalf("round %d: event %+v, want an out line to b", i, ev)
 			}
-		}
+		})
 		cancel()
+	}
+}
+
+// newestSeq is the seq of the newest line of th that n holds (0 for none).
+func newestSeq(n *testNode, th string) uint64 {
+	if lines, err := n.Lines(th, key.PublicKey{}); err == nil && len(lines) > 0 {
+		return lines[len(lines)-1].Seq
+	}
+	return 0
+}
+
+// awaitLineEvent reads events, subscribed to when the newest line of th
+// the node held was have, until one announces line round of th (or a
+// later one); check, if set, vets each event of a newer line of th.
+func awaitLineEvent(t *testing.T, events <-chan Event, th string, have uint64, round int, check func(Event)) {
+	t.Helper()
+	for have < uint64(round) {
+		select {
+		case ev := <-events:
+			if ev.Type == EventLine && ev.Th == th && ev.Line != nil && ev.Line.Seq > have {
+				if check != nil {
+					check(ev)
+				}
+				have = ev.Line.Seq
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: line %d stored after the subscription came, without an event", round, round)
+		}
 	}
 }
 
@@ -99,9 +102,7 @@ func TestSentLineEventWhileSubscribing(t *testing.T) {
 // event follows the commit; docs/protocol/choices.md "A line's event waits
 // for its fsync"). Each msg is read about as soon as its event comes.
 func TestLineEventThenRead(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	events, cancel := b.Subscribe(1024)
 	defer cancel()
 	th := wire.NewThread()

@@ -142,18 +142,27 @@ func reorder(t testing.TB, raw []byte) []byte {
 	return b.Bytes()
 }
 
-// Item 1: a revoked grant stays revoked in every encoding, is not stored
-// again as new, and a signature written another way is no grant.
-func TestHostileRevokedGrantReencoded(t *testing.T) {
+// grantedExec starts node "exe" on a workspace of its own (mod may set
+// more of its Config), dials it as a raw peer and signs that peer an exec
+// grant for an hour: a hostile peer holding a grant. marker is a path in
+// the workspace for its commands to touch.
+func grantedExec(t *testing.T, mod func(*Config)) (exe *testNode, p *rawPeer, g *grant.Grant, marker string) {
+	t.Helper()
 	ws := t.TempDir()
-	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.Approver = DenyAll{} })
-	p := dialRaw(t, exe)
+	exe = newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; mod(c) })
+	p = dialRaw(t, exe)
 	p.handshake()
-	marker := filepath.Join(ws, "marker")
 	g, err := exe.signGrant(p.priv.Public(), []string{"exec"}, time.Hour, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exe, p, g, filepath.Join(ws, "marker")
+}
+
+// Item 1: a revoked grant stays revoked in every encoding, is not stored
+// again as new, and a signature written another way is no grant.
+func TestHostileRevokedGrantReencoded(t *testing.T) {
+	exe, p, g, marker := grantedExec(t, func(c *Config) { c.Approver = DenyAll{} })
 	exec := func(attach json.RawMessage) reply {
 		t.Helper()
 		data := json.RawMessage(`{"cmd":"touch ` + marker + ` && echo ran","grant":` + string(attach) + `}`)
@@ -417,15 +426,7 @@ func (a *recordingApprover) all() []ApprovalRequest {
 // "expired"; a malformed exp is a bad request; a request held for approval
 // is withdrawn at its exp.
 func TestHostileRequestExpiry(t *testing.T) {
-	ws := t.TempDir()
-	exe := newTestNode(t, "exe", func(c *Config) { c.Workspace = ws; c.ApprovalTimeout = time.Minute })
-	p := dialRaw(t, exe)
-	p.handshake()
-	marker := filepath.Join(ws, "marker")
-	g, err := exe.signGrant(p.priv.Public(), []string{"exec"}, time.Hour, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe, p, g, marker := grantedExec(t, func(c *Config) { c.ApprovalTimeout = time.Minute })
 	exec := func(exp any, withGrant bool) string {
 		t.Helper()
 		d := map[string]any{"cmd": "touch " + marker}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -92,6 +93,14 @@ func connect(t testing.TB, a, b *testNode) {
 	}
 }
 
+// connectedPair starts nodes "a" and "b" and connects a to b.
+func connectedPair(t testing.TB) (a, b *testNode) {
+	t.Helper()
+	a, b = newTestNode(t, "a"), newTestNode(t, "b")
+	connect(t, a, b)
+	return a, b
+}
+
 func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) SendResult {
 	t.Helper()
 	r, err := n.Send(context.Background(), SendRequest{To: to, Th: th, Subject: "s", Parts: []json.RawMessage{wire.TextPart(text)}})
@@ -99,6 +108,30 @@ func sendText(t testing.TB, n *testNode, to key.PublicKey, th, text string) Send
 		t.Fatal(err)
 	}
 	return r
+}
+
+// replayAcrossRestart closes b, sends it n texts prefix0 … prefix(n-1)
+// from a on th while it is down, brings it back with restart, and checks
+// b then holds them after the have lines it had, in order.
+func replayAcrossRestart(t *testing.T, a, b *testNode, th string, have, n int, prefix string, restart func()) {
+	t.Helper()
+	b.Close()
+	for i := 0; i < n; i++ {
+		sendText(t, a, b.Key(), th, fmt.Sprint(prefix, i))
+	}
+	restart()
+	testsync.Eventually(t, "replayed after restart", func() bool {
+		ls, _ := b.Lines(th, key.PublicKey{})
+		return len(ls) == have+n
+	})
+	ls, _ := b.Lines(th, key.PublicKey{})
+	for i, l := range ls[have:] {
+		var m wire.Msg
+		json.Unmarshal(l.Line, &m)
+		if txt := m.DecodeParts()[0].Text; txt != fmt.Sprint(prefix, i) {
+			t.Fatalf("line %d is %q (order broken)", i, txt)
+		}
+	}
 }
 
 type storeTx = store.Tx

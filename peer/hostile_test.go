@@ -425,23 +425,21 @@ func TestHostileAuthReplay(t *testing.T) {
 // handshake gets err timeout and is closed.
 func TestHostileHandshakeTimeout(t *testing.T) {
 	a := newTestNode(t, "a", func(c *Config) { c.HandshakeTimeout = 300 * time.Millisecond })
-	t.Run("silent", func(t *testing.T) {
-		p := dialRaw(t, a)
-		p.expectErr(wire.CodeTimeout)
-		p.expectClosed()
-	})
-	t.Run("hello then silent", func(t *testing.T) {
-		p := dialRaw(t, a)
-		p.sendHello(p.hello(nil))
-		p.expectErr(wire.CodeTimeout)
-		p.expectClosed()
-	})
-	t.Run("half a line", func(t *testing.T) {
-		p := dialRaw(t, a)
-		p.write([]byte(`{"t":"hello","v":0,`))
-		p.expectErr(wire.CodeTimeout)
-		p.expectClosed()
-	})
+	for _, c := range []struct {
+		name string
+		send func(p *rawPeer) // what the peer sends before it goes silent
+	}{
+		{"silent", func(*rawPeer) {}},
+		{"hello then silent", func(p *rawPeer) { p.sendHello(p.hello(nil)) }},
+		{"half a line", func(p *rawPeer) { p.write([]byte(`{"t":"hello","v":0,`)) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := dialRaw(t, a)
+			c.send(p)
+			p.expectErr(wire.CodeTimeout)
+			p.expectClosed()
+		})
+	}
 	checkNodeServes(t, a)
 }
 

@@ -16,9 +16,7 @@ import (
 )
 
 func TestSendReceiveAck(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	r := sendText(t, a, b.Key(), "", "hello b")
 	testsync.Eventually(t, "b has the line", func() bool {
 		ls, err := b.Lines(r.Th, key.PublicKey{})
@@ -48,34 +46,13 @@ func TestSendReceiveAck(t *testing.T) {
 }
 
 func TestReplayAfterRestart(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	r := sendText(t, a, b.Key(), "", "first")
 	testsync.Eventually(t, "first acked", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return len(ls) == 1 && ls[0].Acked
 	})
-	b.Close()
-	// Queued while b is down.
-	for i := 0; i < 50; i++ {
-		sendText(t, a, b.Key(), r.Th, fmt.Sprint("queued ", i))
-	}
-	b.restart()
-	testsync.Eventually(t, "all replayed", func() bool {
-		ls, _ := b.Lines(r.Th, key.PublicKey{})
-		return len(ls) == 51
-	})
-	ls, _ := b.Lines(r.Th, key.PublicKey{})
-	for i, l := range ls[1:] {
-		var m wire.Msg
-		json.Unmarshal(l.Line, &m)
-		var p wire.Part
-		json.Unmarshal(m.Parts[0], &p)
-		if p.Text != fmt.Sprint("queued ", i) {
-			t.Fatalf("line %d: %q (order broken)", i, p.Text)
-		}
-	}
+	replayAcrossRestart(t, a, b, r.Th, 1, 50, "queued ", b.restart)
 	testsync.Eventually(t, "all acked", func() bool {
 		ls, _ := a.Lines(r.Th, key.PublicKey{})
 		return ls[len(ls)-1].Acked
@@ -103,9 +80,7 @@ func TestSendTooLong(t *testing.T) {
 // but by one that starts after it asked (at once, not after the backoff).
 // Repeated, since which attempt is in flight when Connect asks varies.
 func TestConnectAfterPeerRestart(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	for i := 0; i < 8; i++ {
 		b.Close()
 		a.restart()

@@ -2,8 +2,6 @@ package peer
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -11,11 +9,9 @@ import (
 
 	"tailscale.com/envknob"
 
-	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
-	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 func init() {
@@ -50,15 +46,7 @@ func newTailcatNode(t *testing.T, name string, r *relaytest.Relay) *testNode {
 func startTailcatNode(tn *testNode, r *relaytest.Relay) {
 	tn.t.Helper()
 	tn.cfg.Tailcat = transport.TailcatOptions{DERPMap: r.Map}
-	n, err := New(tn.cfg)
-	if err != nil {
-		tn.t.Fatal(err)
-	}
-	if err := n.Start(); err != nil {
-		tn.t.Fatal(err)
-	}
-	tn.Node = n
-	tn.cfg.Listen = n.ListenAddrs() // the token: a restart listens on it again
+	tn.start() // keeps the token in cfg.Listen: a restart listens on it again
 }
 
 // TestTailcatNodes runs the protocol scenarios over tailcat: a dials b's
@@ -86,24 +74,10 @@ func TestTailcatNodes(t *testing.T) {
 
 	// Restart b; what a queued meanwhile is replayed in order over the
 	// same token.
-	b.Close()
-	for i := 0; i < 20; i++ {
-		sendText(t, a, b.Key(), rs.Th, fmt.Sprint("q", i))
-	}
-	startTailcatNode(b, r)
-	if got := b.addr(); got != tok {
-		t.Fatalf("b's token changed across restart:\n%s\n%s", tok, got)
-	}
-	testsync.Eventually(t, "replayed after restart", func() bool {
-		lb, _ := b.Lines(rs.Th, key.PublicKey{})
-		return len(lb) == 23
-	})
-	lb, _ := b.Lines(rs.Th, key.PublicKey{})
-	for i, l := range lb[3:] {
-		var m wire.Msg
-		json.Unmarshal(l.Line, &m)
-		if txt := m.DecodeParts()[0].Text; txt != fmt.Sprint("q", i) {
-			t.Fatalf("line %d is %q", i, txt)
+	replayAcrossRestart(t, a, b, rs.Th, 3, 20, "q", func() {
+		startTailcatNode(b, r)
+		if got := b.addr(); got != tok {
+			t.Fatalf("b's token changed across restart:\n%s\n%s", tok, got)
 		}
-	}
+	})
 }

@@ -2,16 +2,10 @@ package peer
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/awp-tray/awp-tray/internal/testsync"
-	"github.com/awp-tray/awp-tray/peer/key"
-	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // listenFor returns a listen address of the given binding for a test node.
@@ -61,23 +55,7 @@ func TestScenarios(t *testing.T) {
 			a, b := pairOver(t, binding)
 			r := msgsAndBlob(t, a, b)
 			// Restart the receiver; what was queued meanwhile is replayed in order.
-			b.Close()
-			for i := 0; i < 20; i++ {
-				sendText(t, a, b.Key(), r.Th, fmt.Sprint("q", i))
-			}
-			b.restart()
-			testsync.Eventually(t, "replayed after restart", func() bool {
-				lb, _ := b.Lines(r.Th, key.PublicKey{})
-				return len(lb) == 23
-			})
-			lb, _ := b.Lines(r.Th, key.PublicKey{})
-			for i, l := range lb[3:] {
-				var m wire.Msg
-				json.Unmarshal(l.Line, &m)
-				if txt := m.DecodeParts()[0].Text; txt != fmt.Sprint("q", i) {
-					t.Fatalf("line %d is %q", i, txt)
-				}
-			}
+			replayAcrossRestart(t, a, b, r.Th, 3, 20, "q", b.restart)
 		})
 	}
 }

@@ -45,9 +45,7 @@ func threadHas(t *testing.T, n *testNode, th string, ok func(ThreadInfo) bool) b
 // State lines are shown as the sender's state, not read: they do not
 // count as unread; the preview's author is listed.
 func TestStateLinesNotUnread(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	r := sendText(t, a, b.Key(), "", "hello b")
 	if _, err := a.SetState(context.Background(), r.Th, "working", "on it"); err != nil {
 		t.Fatal(err)
@@ -82,9 +80,7 @@ func TestStateLinesNotUnread(t *testing.T) {
 // Requests and grants that name no thread go to one thread per peer,
 // "Requests and grants", not to a thread each.
 func TestRequestsShareThread(t *testing.T) {
-	a := newTestNode(t, "a")
-	b := newTestNode(t, "b")
-	connect(t, a, b)
+	a, b := connectedPair(t)
 	ctx := context.Background()
 	// Nobody answers (b holds it for a person): each request is sent,
 	// then given up on.
