@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 
 	"github.com/awp-tray/awp-tray/keystore"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -212,12 +211,7 @@ func TestGoldenAgents(t *testing.T) {
 	win.refresh()
 	a.Wait()
 	win.w.Resize(fyne.NewSize(820, 600))
-	//lint:ignore SA1019 the built-in variants, on purpose (as golden_test.go)
-	light, dark := theme.LightTheme(), theme.DarkTheme()
-	for _, v := range []struct {
-		name string
-		th   fyne.Theme
-	}{{"light", light}, {"dark", dark}} {
+	for _, v := range themes {
 		t.Run(v.name, func(t *testing.T) {
 			test.ApplyTheme(t, v.th)
 			win.tabs.SelectIndex(0)

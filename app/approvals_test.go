@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/app/render"
@@ -765,10 +764,7 @@ func TestApprovalScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := strings.Repeat("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl evil@host\n", 3)
-	for _, v := range []struct {
-		name string
-		th   fyne.Theme
-	}{{"light", theme.LightTheme()}, {"dark", theme.DarkTheme()}} {
+	for _, v := range themes {
 		for _, scale := range []float32{1, 2} {
 			f := newFakeNode()
 			a, _ := newTestApp(t, nil)

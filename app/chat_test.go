@@ -17,6 +17,8 @@ import (
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
+// themes are the built-in light and dark themes the screenshot and golden
+// tests render in, by name.
 var themes = []struct {
 	name string
 	th   fyne.Theme
@@ -130,11 +132,7 @@ func TestChatContrast(t *testing.T) {
 // The composer: Enter sends, Shift+Enter is a new line, Esc closes the
 // window; attachments are chips that come off; a send scrolls to the end.
 func TestComposerKeys(t *testing.T) {
-	f := newFakeNode()
-	info := bigThread(f, "thr_keys", 200)
-	a, _ := newTestApp(t, f)
-	tw := a.openThread(info)
-	a.Wait()
+	f, a, tw := openBigThread(t, "thr_keys", 200)
 	tw.w.Resize(fyne.NewSize(800, 600))
 	tw.list.ScrollToTop()
 	c := tw.compose

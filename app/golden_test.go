@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
@@ -186,12 +185,7 @@ func capture(t *testing.T, w fyne.Window, name, variant string) {
 func TestGoldenWindows(t *testing.T) {
 	s := newGoldenScene(t)
 	na := s.na
-	//lint:ignore SA1019 the built-in light and dark variants, on purpose
-	light, dark := theme.LightTheme(), theme.DarkTheme()
-	for _, v := range []struct {
-		name string
-		th   fyne.Theme
-	}{{"light", light}, {"dark", dark}} {
+	for _, v := range themes {
 		t.Run(v.name, func(t *testing.T) {
 			test.ApplyTheme(t, v.th)
 

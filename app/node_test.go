@@ -49,6 +49,39 @@ func newNodeApp(t *testing.T, n *peer.Node) *nodeApp {
 	return &nodeApp{App: a, tray: tray, node: n, events: ch}
 }
 
+// Who dials whom in linkedNodeApp.
+type dialer int
+
+const (
+	meDials dialer = iota
+	aliceDials
+)
+
+// linkedNodeApp starts node "me" (key seed 1) and node "alice" (seed 2),
+// connects them (by says who dials), and then attaches a nodeApp to me.
+func linkedNodeApp(t *testing.T, by dialer) (na *nodeApp, me, alice *peer.Node) {
+	t.Helper()
+	me = nodetest.New(t, "me", 1)
+	alice = nodetest.New(t, "alice", 2)
+	if by == aliceDials {
+		nodetest.Link(t, alice, me)
+	} else {
+		nodetest.Link(t, me, alice)
+	}
+	return newNodeApp(t, me), me, alice
+}
+
+// openListed pumps events until thread th is in the list (what names it
+// for a failure), then opens its window.
+func (na *nodeApp) openListed(t *testing.T, what, th string) *threadWindow {
+	t.Helper()
+	na.pump(t, what, func() bool { _, ok := na.thread(th); return ok })
+	info, _ := na.thread(th)
+	tw := na.openThread(info)
+	na.Wait()
+	return tw
+}
+
 // pump applies the node's events until cond holds. The 30 s bound only
 // turns a hang into a failure; no assertion depends on timing.
 func (na *nodeApp) pump(t *testing.T, what string, cond func() bool) {
@@ -107,16 +140,9 @@ func lineTypes(t testing.TB, n *peer.Node, th string) []string {
 
 // (a) Sending from the compose box stores an outbound msg.
 func TestNodeComposeStoresOutbound(t *testing.T) {
-	me := nodetest.New(t, "me", 1)
-	alice := nodetest.New(t, "alice", 2)
-	nodetest.Link(t, alice, me)
-	na := newNodeApp(t, me)
+	na, me, alice := linkedNodeApp(t, aliceDials)
 	res := nodetest.Say(t, alice, me.Key(), "", "Port the auth middleware", "can you take this?")
-	na.pump(t, "alice's thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
-
-	info, _ := na.thread(res.Th)
-	tw := na.openThread(info)
-	na.Wait()
+	tw := na.openListed(t, "alice's thread in the list", res.Th)
 	c := tw.compose
 	test.Type(c.text, "hello alice")
 	test.Tap(c.send)
@@ -161,10 +187,7 @@ func TestNodeComposeStoresOutbound(t *testing.T) {
 // tray menu's count is app/tray's TestTrayFollowsNode), and reading the
 // thread clears it.
 func TestNodeArrivingMsgRaisesUnread(t *testing.T) {
-	me := nodetest.New(t, "me", 1)
-	alice := nodetest.New(t, "alice", 2)
-	nodetest.Link(t, alice, me)
-	na := newNodeApp(t, me)
+	na, me, alice := linkedNodeApp(t, aliceDials)
 	if got := na.counts().Unread; got != 0 {
 		t.Fatalf("unread at start = %d", got)
 	}
@@ -311,15 +334,9 @@ func TestNodeApprovals(t *testing.T) {
 
 // (d) Keep private sends a private line to the other party.
 func TestNodePrivateToggle(t *testing.T) {
-	me := nodetest.New(t, "me", 1)
-	alice := nodetest.New(t, "alice", 2)
-	nodetest.Link(t, me, alice)
-	na := newNodeApp(t, me)
+	na, me, alice := linkedNodeApp(t, meDials)
 	res := nodetest.Say(t, me, alice.Key(), "", "Secrets", "do not mirror this")
-	na.pump(t, "my thread in the list", func() bool { _, ok := na.thread(res.Th); return ok })
-	info, _ := na.thread(res.Th)
-	tw := na.openThread(info)
-	na.Wait()
+	tw := na.openListed(t, "my thread in the list", res.Th)
 	// No mirror host: the switch says so and cannot be ticked.
 	if tw.private.Disabled() || !tw.mirror.Disabled() || tw.toggles.why.Text != mirrorWhyNoHosts {
 		t.Fatalf("keep private disabled %v; mirror disabled %v, %q", tw.private.Disabled(), tw.mirror.Disabled(), tw.toggles.why.Text)

@@ -79,10 +79,7 @@ func TestAddPeerDialogKeepsText(t *testing.T) {
 // "mirroring" shows only when a mirror host exists; the Mirror switch
 // says why it cannot be used (no host, a private thread, not my thread).
 func TestMirrorTellsTheTruth(t *testing.T) {
-	me := nodetest.New(t, "me", 1)
-	alice := nodetest.New(t, "alice", 2)
-	nodetest.Link(t, me, alice)
-	na := newNodeApp(t, me)
+	na, me, alice := linkedNodeApp(t, meDials)
 	res := nodetest.Say(t, me, alice.Key(), "", "Port", "hello")
 	na.pump(t, "my thread listed", func() bool { _, ok := na.thread(res.Th); return ok })
 	info, _ := na.thread(res.Th)
@@ -295,10 +292,7 @@ func hasLabel(o fyne.CanvasObject, text string) bool {
 // The New thread dialog keeps what was typed, with the reason in a
 // sentence, when sending fails; then sends once the peer is right.
 func TestNewThreadDialogKeepsText(t *testing.T) {
-	me := nodetest.New(t, "me", 1)
-	alice := nodetest.New(t, "alice", 2)
-	nodetest.Link(t, me, alice)
-	na := newNodeApp(t, me)
+	na, _, alice := linkedNodeApp(t, meDials)
 	d := na.newThreadDialog(nil)
 	to := d.items[0].Widget.(*widget.SelectEntry)
 	subject := d.items[1].Widget.(*widget.Entry)

@@ -13,7 +13,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/awp-tray/awp-tray/peer"
@@ -27,10 +26,7 @@ import (
 // at; it checks each image has the window's size at its scale.
 func TestPanelScreens(t *testing.T) {
 	dir := screensDir(t)
-	for _, v := range []struct {
-		name string
-		th   fyne.Theme
-	}{{"light", theme.LightTheme()}, {"dark", theme.DarkTheme()}} {
+	for _, v := range themes {
 		for _, scale := range []float32{1, 2} {
 			f := newFakeNode()
 			clock := newArmClock().(*testClock)

@@ -15,6 +15,18 @@ import (
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
+// openBigThread opens, on an App over a fake node, the window of a
+// bigThread th of n lines.
+func openBigThread(t *testing.T, th string, n int) (*fakeNode, *App, *threadWindow) {
+	t.Helper()
+	f := newFakeNode()
+	info := bigThread(f, th, n)
+	a, _ := newTestApp(t, f)
+	tw := a.openThread(info)
+	a.Wait()
+	return f, a, tw
+}
+
 func bigThread(f *fakeNode, th string, n int) peer.ThreadInfo {
 	info := peer.ThreadInfo{Th: th, Peer: aliceKey, PeerName: "alice", Subject: "Big", Unread: 3, Lines: n, Updated: "2026-09-25T17:00:00Z"}
 	lines := make([]peer.LineInfo, n)
@@ -131,11 +143,7 @@ func TestThreadRowRendering(t *testing.T) {
 }
 
 func TestNewLineLoadsOnlyNewLines(t *testing.T) {
-	f := newFakeNode()
-	info := bigThread(f, "thr_inc", 10)
-	a, _ := newTestApp(t, f)
-	tw := a.openThread(info)
-	a.Wait()
+	f, a, tw := openBigThread(t, "thr_inc", 10)
 	rows := len(tw.rows)
 	f.with(func() {
 		k := threadKey{"thr_inc", key.PublicKey{}}

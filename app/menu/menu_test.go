@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,7 +181,7 @@ func TestBuildNotRunning(t *testing.T) {
 		t.Errorf("starting: %q", got)
 	}
 	for _, l := range []string{"[Copy my invite]", "[Add peer…]"} {
-		if !contains(got, l) {
+		if !slices.Contains(got, l) {
 			t.Errorf("starting: no %s in %q", l, got)
 		}
 	}
@@ -188,15 +189,6 @@ func TestBuildNotRunning(t *testing.T) {
 	if got[0] != "[AWP: not running: the OS keyring is unavailable]" {
 		t.Errorf("failed: %q", got[0])
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestStatusLineAndTooltip(t *testing.T) {
@@ -273,7 +265,7 @@ func TestPause(t *testing.T) {
 	if it, ok := find(items, LabelResume); !ok || it.Action.Kind != Resume {
 		t.Errorf("no Resume while paused: %q", labels(items))
 	}
-	if got := labels(Build(s, now.Add(2*time.Hour), berlin)); !contains(got, LabelPause) || contains(got, LabelResume) {
+	if got := labels(Build(s, now.Add(2*time.Hour), berlin)); !slices.Contains(got, LabelPause) || slices.Contains(got, LabelResume) {
 		t.Errorf("after the pause ended: %q", got)
 	}
 	// Around a daylight saving change, tomorrow 08:00 is still 08:00.
