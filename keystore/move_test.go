@@ -111,37 +111,31 @@ func (undeletable) Delete(context.Context, string, string) error { return ErrLoc
 func TestMoveKeepsSource(t *testing.T) {
 	ctx := context.Background()
 
-	t.Run("bad readback", func(t *testing.T) {
-		dir := t.TempDir()
-		file := openFile(t, dir)
-		k, _, err := file.LoadOrCreate(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kr := openKeyring(t, dir, lyingBackend{NewMemory()})
-		if err := MoveTo(ctx, file, kr); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("move to a keyring that stores something else: %v, want ErrCorrupt", err)
-		}
-		if got, err := file.Load(ctx); err != nil || got.Public() != k.Public() {
-			t.Fatalf("the source was lost: %v", err)
-		}
-	})
-
-	t.Run("write fails", func(t *testing.T) {
-		dir := t.TempDir()
-		file := openFile(t, dir)
-		k, _, err := file.LoadOrCreate(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kr := openKeyring(t, dir, failingSet{NewMemory()})
-		if err := MoveTo(ctx, file, kr); !errors.Is(err, ErrLocked) {
-			t.Fatalf("move to a keyring that fails: %v, want ErrLocked", err)
-		}
-		if got, err := file.Load(ctx); err != nil || got.Public() != k.Public() {
-			t.Fatalf("the source was lost: %v", err)
-		}
-	})
+	for _, c := range []struct {
+		name string
+		to   Backend // the keyring the key moves to
+		what string  // what it does wrong
+		want error
+	}{
+		{"bad readback", lyingBackend{NewMemory()}, "stores something else", ErrCorrupt},
+		{"write fails", failingSet{NewMemory()}, "fails", ErrLocked},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := openFile(t, dir)
+			k, _, err := file.LoadOrCreate(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kr := openKeyring(t, dir, c.to)
+			if err := MoveTo(ctx, file, kr); !errors.Is(err, c.want) {
+				t.Fatalf("move to a keyring that %s: %v, want %v", c.what, err, c.want)
+			}
+			if got, err := file.Load(ctx); err != nil || got.Public() != k.Public() {
+				t.Fatalf("the source was lost: %v", err)
+			}
+		})
+	}
 
 	t.Run("delete fails", func(t *testing.T) {
 		dir := t.TempDir()
