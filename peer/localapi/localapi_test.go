@@ -47,6 +47,17 @@ func setup(t *testing.T) (*localapitest.Fake, *localapi.Client, string) {
 	return f, c, dir
 }
 
+// watch starts c's event stream, closed when the test ends.
+func watch(t *testing.T, c *localapi.Client, ctx context.Context) *localapi.EventStream {
+	t.Helper()
+	w, err := c.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
 func TestIdentity(t *testing.T) {
 	f, c, _ := setup(t)
 	id, err := c.Identity(context.Background())
@@ -282,11 +293,7 @@ func TestWatch(t *testing.T) {
 	f, c, _ := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := c.Watch(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watch(t, c, ctx)
 	if n, _, _ := f.Subscribers(); n != 1 {
 		t.Fatalf("subscribers after Watch = %d, want 1", n)
 	}
@@ -321,11 +328,7 @@ func TestWatch(t *testing.T) {
 
 func TestWatchRaw(t *testing.T) {
 	f, c, _ := setup(t)
-	w, err := c.Watch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watch(t, c, context.Background())
 	f.Publish(peer.Event{Type: peer.EventDialError, Err: "refused <x>"})
 	raw, err := w.NextRaw()
 	if err != nil {
@@ -338,11 +341,7 @@ func TestWatchRaw(t *testing.T) {
 
 func TestWatchEndsWithNode(t *testing.T) {
 	f, c, _ := setup(t)
-	w, err := c.Watch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watch(t, c, context.Background())
 	f.EndSubscriptions()
 	if _, err := w.Next(); err != io.EOF {
 		t.Fatalf("Next after the node ended = %v, want io.EOF", err)
@@ -353,11 +352,7 @@ func TestCloseEndsWatch(t *testing.T) {
 	f := &localapitest.Fake{}
 	dir, srv := localapitest.Serve(t, f)
 	c := localapi.NewClient(localapi.SocketPath(dir))
-	w, err := c.Watch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watch(t, c, context.Background())
 	if err := srv.Close(); err != nil { // waits for the watch handler
 		t.Fatal(err)
 	}

@@ -18,6 +18,17 @@ type retFixture struct {
 	now time.Time
 }
 
+// retNow is the fixed now of most retention tests.
+var retNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// newRetFixture opens a store and returns a fixture on it at now, the store,
+// and a peer key for its threads.
+func newRetFixture(t *testing.T, now time.Time) (*retFixture, *testDB, key.PublicKey) {
+	t.Helper()
+	db := mustOpen(t)
+	return &retFixture{t: t, db: db, now: now}, db, newPeerKey(t)
+}
+
 func (f *retFixture) thread(p key.PublicKey, th string, age time.Duration, lines int, mine, theirs string) ThreadKey {
 	k := ThreadKey{NS: NSOwn, Peer: p, Th: th}
 	when := f.now.Add(-age)
@@ -90,9 +101,7 @@ const day = 24 * time.Hour
 // id and blobs; younger ones stay; one with lines still in the outbox
 // stays whatever its age; a run with retention off deletes nothing.
 func TestSweepThreads(t *testing.T) {
-	db := mustOpen(t)
-	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	p := newPeerKey(t)
+	f, db, p := newRetFixture(t, retNow)
 	old := f.thread(p, "thr_old", 100*day, 30, "", "")
 	young := f.thread(p, "thr_young", 10*day, 5, "", "")
 	queued := f.thread(p, "thr_queued", 200*day, 3, "", "")
@@ -164,9 +173,7 @@ func TestSweepThreads(t *testing.T) {
 // TestSweepBounded: a thread longer than SweepLines goes over several
 // passes, each within the bound, and More says when another is due.
 func TestSweepBounded(t *testing.T) {
-	db := mustOpen(t)
-	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	p := newPeerKey(t)
+	f, db, p := newRetFixture(t, retNow)
 	big := f.thread(p, "thr_big", 400*day, SweepLines+SweepLines/2, "", "")
 	small := f.thread(p, "thr_small", 300*day, 10, "", "")
 	r := Retention{KeepThreads: 30 * day}
@@ -200,9 +207,7 @@ func TestSweepBounded(t *testing.T) {
 // blobs of open threads, of younger closed ones, blobs still arriving and
 // blobs whose chunks may be queued.
 func TestSweepBlobs(t *testing.T) {
-	db := mustOpen(t)
-	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	p := newPeerKey(t)
+	f, db, p := newRetFixture(t, retNow)
 	closed := f.thread(p, "thr_closed", 40*day, 4, "done", "")
 	closedTheirs := f.thread(p, "thr_closed2", 40*day, 4, "working", "closed")
 	open := f.thread(p, "thr_open", 40*day, 4, "working", "waiting")
@@ -243,9 +248,7 @@ func TestSweepBlobs(t *testing.T) {
 // and died before removing the files leaves them listed; the next pass
 // removes them (and never a file outside blobs/).
 func TestSweepUnlinkAfterCrash(t *testing.T) {
-	db := mustOpen(t)
-	p := newPeerKey(t)
-	f := &retFixture{t: t, db: db, now: time.Now()}
+	f, db, p := newRetFixture(t, time.Now())
 	k := f.thread(p, "thr_x", 0, 1, "", "")
 	rel := f.blob(k, "in", "blob_x", 0, 10, true)
 	outside := db.Path("keep.me")
@@ -286,9 +289,7 @@ func TestSweepUnlinkAfterCrash(t *testing.T) {
 // TestSweepBlobsResume: more blob records than one pass looks at are all
 // looked at, over passes that each say More until the last.
 func TestSweepBlobsResume(t *testing.T) {
-	db := mustOpen(t)
-	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	p := newPeerKey(t)
+	f, db, p := newRetFixture(t, retNow)
 	k := f.thread(p, "thr_closed", 60*day, 1, "closed", "")
 	n := SweepBlobs*2 + 10
 	db.update(func(tx *Tx) error {
@@ -328,9 +329,7 @@ func TestSweepBlobsResume(t *testing.T) {
 // quota), whether a thread goes in one pass or over several, and a kept
 // blob's size with its record.
 func TestSweepUsage(t *testing.T) {
-	db := mustOpen(t)
-	f := &retFixture{t: t, db: db, now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	p := newPeerKey(t)
+	f, db, p := newRetFixture(t, retNow)
 	k := f.thread(p, "thr_u", 100*day, 40, "done", "done")
 	f.blob(k, "in", "blob_u", 100*day, 5000, true)
 	db.update(func(tx *Tx) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestThreadsLifecycle(t *testing.T) {
 			t.Fatalf("thread c after reopen: %+v %v", th, ok)
 		}
 		got := tx.FindThreads("thr_aaaa")
-		if len(got) != 3 || !hasKey(got, a) || !hasKey(got, b) || !hasKey(got, m) {
+		if len(got) != 3 || !slices.Contains(got, a) || !slices.Contains(got, b) || !slices.Contains(got, m) {
 			t.Fatalf("FindThreads(thr_aaaa) = %v", got)
 		}
 		// The index is by exact th: a prefix of another th must not match.
@@ -113,7 +114,7 @@ func TestThreadsLifecycle(t *testing.T) {
 			t.Fatal("deleted thread still has lines")
 		}
 		got := tx.FindThreads("thr_aaaa")
-		if len(got) != 2 || hasKey(got, a) {
+		if len(got) != 2 || slices.Contains(got, a) {
 			t.Fatalf("FindThreads after delete = %v", got)
 		}
 		n := 0
@@ -136,15 +137,6 @@ func TestThreadsLifecycle(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-func hasKey(ks []ThreadKey, k ThreadKey) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 func TestLinesInOrder(t *testing.T) {
