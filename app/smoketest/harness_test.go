@@ -411,6 +411,40 @@ func (tr *tray) clickUntil(ctx context.Context, conn *dbus.Conn, busName string,
 	})
 }
 
+// requestEcho has the peer on peerData ask the tray (trayKey) to run
+// `echo word`, in the background; the channel says how it ended: nil once
+// the command ran and printed word.
+func requestEcho(ctx context.Context, awpBin, peerData, trayKey, word string) <-chan error {
+	answer := make(chan error, 1)
+	go func() {
+		out, err := exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerData, "--to", trayKey,
+			"--timeout", "2m", "--", "echo", word).CombinedOutput()
+		if err == nil && !strings.Contains(string(out), word) {
+			err = errors.New("no output: " + string(out))
+		}
+		answer <- err
+	}()
+	return answer
+}
+
+// startRegistered starts the tray (startTray) and waits until it registers
+// its item with the tray host w; it fails the test, with the tray's
+// output, if it never does.
+func startRegistered(ctx context.Context, t *testing.T, w *watchertest.Watcher, bin string, env []string, args ...string) (*tray, watchertest.Item) {
+	t.Helper()
+	tr := startTray(t, bin, env, args...)
+	item, err := w.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("the tray never registered with the tray host: %v\n%s", err, tr.out.String())
+	}
+	return tr, item
+}
+
+// untilReady waits until the tray's node has logged that it is ready.
+func (tr *tray) untilReady(ctx context.Context) error {
+	return tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") })
+}
+
 // exited reports whether the tray process has ended.
 func (tr *tray) exited() bool {
 	select {

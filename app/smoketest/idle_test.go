@@ -160,12 +160,9 @@ func TestStartupAndIdle(t *testing.T) {
 	e := env(t, display, bus)
 	data := filepath.Join(t.TempDir(), "data")
 	start := time.Now()
-	tr := startTray(t, trayBin, e, "--data", data)
-	if _, err := w.WaitItem(ctx); err != nil {
-		t.Fatalf("the tray never registered: %v", err)
-	}
+	tr, _ := startRegistered(ctx, t, w, trayBin, e, "--data", data)
 	t.Logf("BENCH start-to-tray-registered: %v", time.Since(start).Round(time.Millisecond))
-	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+	if err := tr.untilReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("BENCH start-to-node-ready: %v", time.Since(start).Round(time.Millisecond))
@@ -250,12 +247,8 @@ func openLatency(t *testing.T, trayBin string) (first, second time.Duration) {
 	t.Helper()
 	ctx := deadline(t)
 	display, bus, w := desktop(t)
-	tr := startTray(t, trayBin, env(t, display, bus), "--data", filepath.Join(t.TempDir(), "data"), "--verbose")
-	item, err := w.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the tray never registered: %v", err)
-	}
-	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+	tr, item := startRegistered(ctx, t, w, trayBin, env(t, display, bus), "--data", filepath.Join(t.TempDir(), "data"), "--verbose")
+	if err := tr.untilReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(settle) // the menu settles after boot

@@ -4,7 +4,6 @@ package smoketest
 
 import (
 	"encoding/json"
-	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,14 +29,11 @@ func TestMessageShown(t *testing.T) {
 
 	e := env(t, display, bus)
 	trayData := filepath.Join(t.TempDir(), "tray")
-	tr := startTray(t, trayBin, e, "--data", trayData, "--listen", "tcp://127.0.0.1:0")
-	item, err := w.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the tray never registered: %v\n%s", err, tr.out.String())
-	}
+	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", trayData, "--listen", "tcp://127.0.0.1:0")
 	conn := w.Conn()
 	mp := menuPath(conn, item)
 	var items []menuItem
+	var err error // readMenu's, in the conditions below
 	if err := tr.until(ctx, "the node running", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		return err == nil && len(items) > 0 && items[0].Label == "AWP: no peers yet"
@@ -110,15 +106,7 @@ func TestMessageShown(t *testing.T) {
 
 	// The peer asks to run a command: the menu says so, a click opens
 	// Approvals, and the decision reaches the peer.
-	answer := make(chan error, 1)
-	go func() {
-		out, err := exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerData, "--to", trayKey,
-			"--timeout", "2m", "--", "echo", "smoke").CombinedOutput()
-		if err == nil && !strings.Contains(string(out), "smoke") {
-			err = errors.New("no output: " + string(out))
-		}
-		answer <- err
-	}()
+	answer := requestEcho(ctx, awpBin, peerData, trayKey, "smoke")
 	const reqItem = "smoke-peer wants exec `echo smoke`"
 	if err := tr.until(ctx, "the request in the tray menu", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)

@@ -5,7 +5,6 @@ package smoketest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,11 +83,8 @@ func TestNotificationsWithoutWindow(t *testing.T) {
 	}
 
 	trayData := filepath.Join(t.TempDir(), "tray")
-	tr := startTray(t, trayBin, e, "--data", trayData)
-	if _, err := w.WaitItem(ctx); err != nil {
-		t.Fatalf("the tray never registered: %v", err)
-	}
-	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+	tr, _ := startRegistered(ctx, t, w, trayBin, e, "--data", trayData)
+	if err := tr.untilReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	peerDir := idlePeer(ctx, t, tr, awpBin, trayData, e)
@@ -107,15 +103,7 @@ func TestNotificationsWithoutWindow(t *testing.T) {
 	}
 
 	// A request: a notification with Allow once; allowed from it.
-	answer := make(chan error, 1)
-	go func() {
-		out, err := exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerDir, "--to", trayKey,
-			"--timeout", "2m", "--", "echo", "allowed-from-dunst").CombinedOutput()
-		if err == nil && !strings.Contains(string(out), "allowed-from-dunst") {
-			err = errors.New("no output: " + string(out))
-		}
-		answer <- err
-	}()
+	answer := requestEcho(ctx, awpBin, peerDir, trayKey, "allowed-from-dunst")
 	if err := tr.until(ctx, "the request's notification", func() bool { return d.displayed(ctx) == 2 }); err != nil {
 		t.Fatal(err)
 	}

@@ -40,14 +40,10 @@ func TestScreenshots(t *testing.T) {
 					t.Fatal(err)
 				}
 				data := filepath.Join(t.TempDir(), "tray")
-				tr := startTray(t, trayBin, e, "--data", data)
-				item, err := w.WaitItem(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
+				tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", data)
 				conn := w.Conn()
 				mp := menuPath(conn, item)
-				if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+				if err := tr.untilReady(ctx); err != nil {
 					t.Fatal(err)
 				}
 				peerDir := idlePeer(ctx, t, tr, awpBin, data, e)
@@ -59,6 +55,7 @@ func TestScreenshots(t *testing.T) {
 				go exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerDir, "--to", key,
 					"--timeout", "2m", "--", "make", "test").Run()
 				var items []menuItem
+				var err error // readMenu's, in the condition below
 				if err := tr.until(ctx, "the request in the menu", func() bool {
 					items, err = readMenu(conn, item.Bus, mp)
 					_, ok := find(items, "idle-peer wants exec")

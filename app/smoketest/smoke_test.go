@@ -24,18 +24,14 @@ func TestTrayMenu(t *testing.T) {
 
 	e := env(t, display, bus)
 	data := filepath.Join(t.TempDir(), "data")
-	tr := startTray(t, trayBin, e, "--data", data, "--listen", "tcp://127.0.0.1:0")
-
-	item, err := w.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the tray never registered with the watcher: %v\n%s", err, tr.out.String())
-	}
+	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", data, "--listen", "tcp://127.0.0.1:0")
 	t.Logf("tray item: %+v", item)
 	conn := w.Conn()
 	mp := menuPath(conn, item)
 
 	// Wait for the node to boot: the status line leaves "starting…".
 	var items []menuItem
+	var err error
 	err = tr.until(ctx, "the status line to show the node running", func() bool {
 		items, err = readMenu(conn, item.Bus, mp)
 		if err != nil || len(items) == 0 {
@@ -201,14 +197,10 @@ func TestUIExitsWhenIdle(t *testing.T) {
 	ctx := deadline(t)
 	display, bus, w := desktop(t)
 	e := append(env(t, display, bus), "AWP_TRAY_UI_LINGER=2s")
-	tr := startTray(t, trayBin, e, "--data", filepath.Join(t.TempDir(), "data"))
-	item, err := w.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the tray never registered: %v", err)
-	}
+	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", filepath.Join(t.TempDir(), "data"))
 	conn := w.Conn()
 	mp := menuPath(conn, item)
-	if err := tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") }); err != nil {
+	if err := tr.untilReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	procs := func() int { return len(tree(tr.cmd.Process.Pid)) }
