@@ -21,6 +21,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -708,7 +709,7 @@ func TestNodeGrantRequestChoices(t *testing.T) {
 	}
 	received := func(n int) []*grant.Grant {
 		var out []*grant.Grant
-		nodetest.Eventually(t, fmt.Sprintf("alice holds %d grants", n), func() bool {
+		testsync.Eventually(t, fmt.Sprintf("alice holds %d grants", n), func() bool {
 			gs, _ := alice.Grants()
 			out = out[:0]
 			for _, g := range gs {

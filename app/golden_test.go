@@ -15,6 +15,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
@@ -85,7 +86,7 @@ func newGoldenScene(t *testing.T) *goldenScene {
 	}
 	step := func(what string, fn func()) {
 		fn()
-		nodetest.Eventually(t, what+" delivered", settled)
+		testsync.Eventually(t, what+" delivered", settled)
 		clock.Add(int64(time.Minute))
 	}
 
@@ -128,7 +129,7 @@ func newGoldenScene(t *testing.T) *goldenScene {
 			return false
 		}
 	}
-	nodetest.Eventually(t, "alice's presence document", aliceDoc(3))
+	testsync.Eventually(t, "alice's presence document", aliceDoc(3))
 	// A request waiting for me, in the thread of requests and grants
 	// between us (where my grant went).
 	req := nodetest.ExecRequest(alice, me.Key(), "make test")
@@ -136,7 +137,7 @@ func newGoldenScene(t *testing.T) *goldenScene {
 	// alice's document lists the request's thread as updated then: wait
 	// for it, so the Presence window shows a settled document.
 	reqTime := wire.FormatTime(now())
-	nodetest.Eventually(t, "alice's document with the request", func() bool {
+	testsync.Eventually(t, "alice's document with the request", func() bool {
 		for _, pi := range me.Presence() {
 			var d presence.Doc
 			if json.Unmarshal(pi.Doc, &d) != nil {

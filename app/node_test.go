@@ -15,6 +15,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
@@ -364,7 +365,7 @@ func TestNodePrivateToggle(t *testing.T) {
 		t.Errorf("last line %s", l.Line)
 	}
 	// It reaches alice, and the toggle shows the thread private.
-	nodetest.Eventually(t, "alice to get the private line", func() bool {
+	testsync.Eventually(t, "alice to get the private line", func() bool {
 		ls, _ := alice.Lines(res.Th, key.PublicKey{})
 		for _, l := range ls {
 			if l.Dir == "in" && strings.Contains(string(l.Line), `"t":"private"`) {
@@ -516,7 +517,7 @@ func TestUIOverLocalAPI(t *testing.T) {
 		}
 		return false
 	})
-	nodetest.Eventually(t, "the thread read on the node", func() bool {
+	testsync.Eventually(t, "the thread read on the node", func() bool {
 		ti, err := me.Thread(res.Th, key.PublicKey{})
 		return err == nil && ti.Unread == 0
 	})
@@ -524,7 +525,7 @@ func TestUIOverLocalAPI(t *testing.T) {
 		tw.compose.text.SetText("answered over the socket")
 		tw.compose.sendReply()
 	})
-	nodetest.Eventually(t, "the reply stored", func() bool {
+	testsync.Eventually(t, "the reply stored", func() bool {
 		ls, _ := me.Lines(res.Th, key.PublicKey{})
 		for _, l := range ls {
 			if l.Dir == "out" && strings.Contains(string(l.Line), "answered over the socket") {

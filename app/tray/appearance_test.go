@@ -13,7 +13,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/appearance"
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
-	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
@@ -86,11 +86,11 @@ func TestIconFollowsDesktop(t *testing.T) {
 	shows := func(p icon.Panel) func() bool {
 		return func() bool { return bytes.Equal(host.shown(), drawn(p)) }
 	}
-	nodetest.Eventually(t, "the icon drawn for a light panel at start", shows(icon.PanelLight))
+	testsync.Eventually(t, "the icon drawn for a light panel at start", shows(icon.PanelLight))
 	portal.set(t, pc, appearance.Dark)
-	nodetest.Eventually(t, "the icon drawn for a dark panel after the switch to dark", shows(icon.PanelDark))
+	testsync.Eventually(t, "the icon drawn for a dark panel after the switch to dark", shows(icon.PanelDark))
 	portal.set(t, pc, appearance.Light)
-	nodetest.Eventually(t, "the icon drawn for a light panel after the switch back", shows(icon.PanelLight))
+	testsync.Eventually(t, "the icon drawn for a light panel after the switch back", shows(icon.PanelLight))
 
 	// The override: drawn for a dark panel on this light desktop, and a
 	// switch changes nothing.

@@ -14,6 +14,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/menu"
 	"github.com/awp-tray/awp-tray/app/uilink"
 	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -183,18 +184,18 @@ func TestTrayFollowsNode(t *testing.T) {
 	n := &fakeNotifier{}
 	tr, host, ui, _ := newTray(t, bootNode(me), func(o *Options) { o.PromptWindow = func() bool { return true } })
 	tr.SetNotifier(n)
-	nodetest.Eventually(t, "the menu with alice up", func() bool {
+	testsync.Eventually(t, "the menu with alice up", func() bool {
 		l := host.labels()
 		return len(l) > 0 && l[0] == "AWP: 1/1 peer up"
 	})
 
 	res := nodetest.Say(t, alice, me.Key(), "", "Port the auth middleware", "can you take this?")
 	item := "alice: Port the auth middleware (1)"
-	nodetest.Eventually(t, "the unread thread in the menu", func() bool { return host.has(item) })
+	testsync.Eventually(t, "the unread thread in the menu", func() bool { return host.has(item) })
 	if !host.has("Threads (1 unread)") {
 		t.Errorf("menu: %q", host.labels())
 	}
-	nodetest.Eventually(t, "the tooltip with the unread thread", func() bool {
+	testsync.Eventually(t, "the tooltip with the unread thread", func() bool {
 		host.mu.Lock()
 		defer host.mu.Unlock()
 		return host.tooltip == "AWP: 1/1 peer up · 1 unread in 1 thread"
@@ -209,12 +210,12 @@ func TestTrayFollowsNode(t *testing.T) {
 
 	answer := nodetest.ExecRequest(alice, me.Key(), "echo approved")
 	req := "alice wants exec `echo approved`"
-	nodetest.Eventually(t, "the request in the menu", func() bool { return host.has(req) })
+	testsync.Eventually(t, "the request in the menu", func() bool { return host.has(req) })
 	var id string
 	for _, p := range me.Pending() {
 		id = p.ID
 	}
-	nodetest.Eventually(t, "the Approvals window asked for", func() bool {
+	testsync.Eventually(t, "the Approvals window asked for", func() bool {
 		m := ui.last()
 		return m.Op == uilink.OpApprovals && m.ID == id
 	})
@@ -235,12 +236,12 @@ func TestTrayFollowsNode(t *testing.T) {
 	if err := <-answer; err != nil {
 		t.Fatalf("allowed request: %v", err)
 	}
-	nodetest.Eventually(t, "the request gone from the menu", func() bool { return !host.has(req) })
+	testsync.Eventually(t, "the request gone from the menu", func() bool { return !host.has(req) })
 
 	if err := me.MarkRead(res.Th, key.PublicKey{}); err != nil {
 		t.Fatal(err)
 	}
-	nodetest.Eventually(t, "the thread read", func() bool { return !host.has(item) })
+	testsync.Eventually(t, "the thread read", func() bool { return !host.has(item) })
 
 	// Events that change nothing the menu shows do not touch the tray.
 	tr.reload(reloadAll) // catch up with whatever changed last
@@ -316,7 +317,7 @@ func TestTrayPause(t *testing.T) {
 		t.Fatal("not paused")
 	}
 	clock.Add(int64(time.Second))
-	nodetest.Eventually(t, "the menu after the pause ended", func() bool { return host.has(menu.LabelPause) })
+	testsync.Eventually(t, "the menu after the pause ended", func() bool { return host.has(menu.LabelPause) })
 }
 
 // A keyring failure asks the person (through the UI) about a key file;
@@ -336,7 +337,7 @@ func TestTrayBootKeyring(t *testing.T) {
 		return me, nil
 	}
 	tr, host, ui, quits := newTray(t, boot)
-	nodetest.Eventually(t, "the keyring question", func() bool {
+	testsync.Eventually(t, "the keyring question", func() bool {
 		s := tr.UIState()
 		return s[1].State == uilink.BootKeyring && ui.last().Op == uilink.OpShow
 	})
@@ -347,7 +348,7 @@ func TestTrayBootKeyring(t *testing.T) {
 		t.Errorf("status = %q", l[0])
 	}
 	tr.HandleUI(uilink.Msg{Op: uilink.OpFileKey, OK: true})
-	nodetest.Eventually(t, "the node booted with the key file", func() bool {
+	testsync.Eventually(t, "the node booted with the key file", func() bool {
 		return tr.UIState()[1].State == uilink.BootReady && strings.HasPrefix(host.labels()[0], "AWP: no peers yet")
 	})
 	if s := tr.UIState(); !s[1].OK {
@@ -368,7 +369,7 @@ func TestTrayBootKeyring(t *testing.T) {
 	tr2, _, _, quits2 := newTray(t, func(context.Context, bool) (localapi.Backend, error) {
 		return nil, fmt.Errorf("%w: locked", ErrKeyring)
 	})
-	nodetest.Eventually(t, "the question", func() bool { return tr2.UIState()[1].State == uilink.BootKeyring })
+	testsync.Eventually(t, "the question", func() bool { return tr2.UIState()[1].State == uilink.BootKeyring })
 	tr2.HandleUI(uilink.Msg{Op: uilink.OpFileKey, OK: false})
 	if quits2.Load() != 1 {
 		t.Errorf("quits after no = %d", quits2.Load())
@@ -378,7 +379,7 @@ func TestTrayBootKeyring(t *testing.T) {
 	tr3, host3, ui3, _ := newTray(t, func(context.Context, bool) (localapi.Backend, error) {
 		return nil, errors.New("peer: the store is held by another process")
 	})
-	nodetest.Eventually(t, "the failure shown", func() bool {
+	testsync.Eventually(t, "the failure shown", func() bool {
 		return tr3.UIState()[1].State == uilink.BootFailed && ui3.last().Op == uilink.OpShow
 	})
 	if l := host3.labels(); l[0] != "AWP: not running: peer: the store is held by another process" {
@@ -428,7 +429,7 @@ func TestTrayWithoutHost(t *testing.T) {
 	tr := New(Options{UI: ui, Boot: bootNode(me), Quit: func() {}})
 	tr.Start()
 	defer tr.Close()
-	nodetest.Eventually(t, "booted", func() bool { return tr.State().Booted })
+	testsync.Eventually(t, "booted", func() bool { return tr.State().Booted })
 	if ui.sentCount() != 0 {
 		t.Errorf("commands without a reason: %+v", ui.sent)
 	}

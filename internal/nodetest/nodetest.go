@@ -122,16 +122,3 @@ func ExecRequest(n *peer.Node, to key.PublicKey, cmd string) <-chan error {
 	}()
 	return out
 }
-
-// Eventually polls cond (every 10 ms) until it holds, failing the test
-// after Wait.
-func Eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(Wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

@@ -62,21 +62,28 @@ type Key struct {
 	Key     string `json:"key"`
 }
 
-// Keys returns the keys of keys.json by name (its "note" left out).
+// Keys returns the keys of keys.json by name.
 func Keys(t testing.TB) map[string]Key {
 	t.Helper()
+	return ReadEntries[Key](t, "keys.json")
+}
+
+// ReadEntries decodes each entry of the vector file name, a JSON object,
+// into a T, by name, leaving out the "note" that documents the file.
+func ReadEntries[T any](t testing.TB, name string) map[string]T {
+	t.Helper()
 	var raw map[string]json.RawMessage
-	Read(t, "keys.json", &raw)
-	out := map[string]Key{}
-	for name, r := range raw {
-		if name == "note" {
+	Read(t, name, &raw)
+	out := make(map[string]T, len(raw))
+	for k, r := range raw {
+		if k == "note" {
 			continue
 		}
-		var k Key
-		if err := json.Unmarshal(r, &k); err != nil {
-			t.Fatalf("keys.json %s: %v", name, err)
+		var v T
+		if err := json.Unmarshal(r, &v); err != nil {
+			t.Fatalf("%s %s: %v", name, k, err)
 		}
-		out[name] = k
+		out[k] = v
 	}
 	return out
 }

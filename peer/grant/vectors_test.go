@@ -46,19 +46,7 @@ type vecGrant struct {
 
 func loadGrants(t *testing.T) map[string]vecGrant {
 	t.Helper()
-	var raw map[string]json.RawMessage
-	vectors.Read(t, "grants.json", &raw)
-	out := map[string]vecGrant{}
-	for name, r := range raw {
-		if name == "note" {
-			continue
-		}
-		var v vecGrant
-		if err := json.Unmarshal(r, &v); err != nil {
-			t.Fatal(err)
-		}
-		out[name] = v
-	}
+	out := vectors.ReadEntries[vecGrant](t, "grants.json")
 	for _, n := range []string{"grant", "introduce_grant", "grant_by_introduced", "tampered_must_fail"} {
 		if len(out[n].Object) == 0 {
 			t.Fatalf("grants.json lacks %s", n)

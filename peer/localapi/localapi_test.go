@@ -47,15 +47,17 @@ func setup(t *testing.T) (*localapitest.Fake, *localapi.Client, string) {
 	return f, c, dir
 }
 
-// watch starts c's event stream, closed when the test ends.
-func watch(t *testing.T, c *localapi.Client, ctx context.Context) *localapi.EventStream {
+// watching serves a fake node (setup) and starts a client's event stream
+// on it, closed when the test ends.
+func watching(t *testing.T, ctx context.Context) (*localapitest.Fake, *localapi.EventStream) {
 	t.Helper()
+	f, c, _ := setup(t)
 	w, err := c.Watch(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	return w
+	return f, w
 }
 
 func TestIdentity(t *testing.T) {
@@ -290,10 +292,9 @@ func TestUnknownEndpoint(t *testing.T) {
 }
 
 func TestWatch(t *testing.T) {
-	f, c, _ := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := watch(t, c, ctx)
+	f, w := watching(t, ctx)
 	if n, _, _ := f.Subscribers(); n != 1 {
 		t.Fatalf("subscribers after Watch = %d, want 1", n)
 	}
@@ -327,8 +328,7 @@ func TestWatch(t *testing.T) {
 }
 
 func TestWatchRaw(t *testing.T) {
-	f, c, _ := setup(t)
-	w := watch(t, c, context.Background())
+	f, w := watching(t, context.Background())
 	f.Publish(peer.Event{Type: peer.EventDialError, Err: "refused <x>"})
 	raw, err := w.NextRaw()
 	if err != nil {
@@ -340,8 +340,7 @@ func TestWatchRaw(t *testing.T) {
 }
 
 func TestWatchEndsWithNode(t *testing.T) {
-	f, c, _ := setup(t)
-	w := watch(t, c, context.Background())
+	f, w := watching(t, context.Background())
 	f.EndSubscriptions()
 	if _, err := w.Next(); err != io.EOF {
 		t.Fatalf("Next after the node ended = %v, want io.EOF", err)
@@ -352,7 +351,11 @@ func TestCloseEndsWatch(t *testing.T) {
 	f := &localapitest.Fake{}
 	dir, srv := localapitest.Serve(t, f)
 	c := localapi.NewClient(localapi.SocketPath(dir))
-	w := watch(t, c, context.Background())
+	w, err := c.Watch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
 	if err := srv.Close(); err != nil { // waits for the watch handler
 		t.Fatal(err)
 	}

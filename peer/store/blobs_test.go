@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 var errRollback = errors.New("rollback")
@@ -26,7 +27,7 @@ type blobFixture struct {
 
 func newBlobFixture(t *testing.T, db *testDB, size int, withSha bool, seed int64) *blobFixture {
 	t.Helper()
-	f := &blobFixture{db: db, peer: newPeerKey(t), ref: "blob_t", now: time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)}
+	f := &blobFixture{db: db, peer: keytest.NewPublic(t), ref: "blob_t", now: time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)}
 	f.data = make([]byte, size)
 	rand.New(rand.NewSource(seed)).Read(f.data)
 	b := &Blob{Dir: "in", Peer: f.peer.String(), Ref: f.ref, Th: "thr_b", Name: "f.bin", Mime: "application/octet-stream",
@@ -257,7 +258,7 @@ func TestBlobReplayAfterCrash(t *testing.T) {
 
 func TestBlobRecords(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	db.update(func(tx *Tx) error {
 		for _, b := range []*Blob{
 			{Dir: "in", Peer: p.String(), Ref: "blob_x", Size: 5},
@@ -363,7 +364,7 @@ func TestBlobWriteDirectAndBuffered(t *testing.T) {
 	db := mustOpen(t)
 	want := make([]byte, 3<<20+1234)
 	rand.New(rand.NewSource(12)).Read(want)
-	rel := InBlobFile(newPeerKey(t), "blob_dio")
+	rel := InBlobFile(keytest.NewPublic(t), "blob_dio")
 	// A block-aligned buffer, as pooled chunk buffers are, and unaligned views.
 	buf := make([]byte, 1<<20+8192)
 	for _, w := range []struct{ off, n, shift int }{
@@ -396,7 +397,7 @@ func TestBlobWriteRun(t *testing.T) {
 	const piece = 512 << 10
 	want := make([]byte, 12*piece+777)
 	rand.New(rand.NewSource(13)).Read(want)
-	rel := InBlobFile(newPeerKey(t), "blob_run")
+	rel := InBlobFile(keytest.NewPublic(t), "blob_run")
 	// pieces returns copies of want[off:] in separately allocated buffers
 	// (page-aligned, as pooled chunk buffers are); shift > 0 misaligns the
 	// memory of piece number bad.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // TestBlobRangesMerge adds chunks in random order, with repeats and
@@ -185,7 +187,7 @@ func TestBlobRangesMigrated(t *testing.T) {
 // and a file closed in between is synced and written again.
 func TestBlobFilesBounded(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	fds := func() int {
 		ents, err := os.ReadDir("/proc/self/fd")
 		if err != nil {
@@ -229,7 +231,7 @@ func TestBlobFilesBounded(t *testing.T) {
 // data directory of an earlier version gets its usage computed at open.
 func TestUsage(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	own := ThreadKey{NS: NSOwn, Peer: p, Th: "thr_u"}
 	mir := ThreadKey{NS: NSMirrored, Peer: p, Th: "thr_m"}
 	db.update(func(tx *Tx) error {
@@ -283,7 +285,7 @@ func BenchmarkOutOfOrderChunk(b *testing.B) {
 	for _, n := range []int{10, 1000, MaxBlobRanges - 100} {
 		b.Run(fmt.Sprintf("ranges=%d", n), func(b *testing.B) {
 			db := mustOpenOpts(b, b.TempDir(), Options{NoSync: true})
-			p := newPeerKey(b)
+			p := keytest.NewPublic(b)
 			size := int64(2*(n+b.N) + 10)
 			blob := &Blob{Dir: "in", Peer: p.String(), Ref: "blob_b", Size: size, File: InBlobFile(p, "blob_b")}
 			err := db.Update(func(tx *Tx) error {

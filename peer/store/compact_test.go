@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -49,7 +50,7 @@ func dumpStore(t *testing.T, dir string) string {
 // then deletes most threads (leaving free pages for compaction to drop).
 func fillStore(t *testing.T, db *testDB, threads, lines int) {
 	t.Helper()
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var keys []ThreadKey
 	for i := range threads {

@@ -3,8 +3,6 @@ package store
 import (
 	"fmt"
 	"testing"
-
-	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // testDB is an open store on a temp dir that can restart in one line
@@ -80,15 +78,6 @@ func (d *testDB) view(fn func(tx *Tx) error) {
 	if err := d.View(fn); err != nil {
 		d.t.Fatalf("view: %v", err)
 	}
-}
-
-func newPeerKey(t testing.TB) key.PublicKey {
-	t.Helper()
-	k, err := key.NewPrivate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Public()
 }
 
 // testID returns a 26-character ULID-shaped id that increases with n.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // queue appends n lines to peer's outbox, alternating over ths, and returns
@@ -46,7 +47,7 @@ func outboxIDs(t *testing.T, db *testDB, peer key.PublicKey) []string {
 
 func TestOutboxAppendAndPage(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	next := 0
 	want := queue(t, db, p, []string{"thr_a", "thr_b"}, 25, &next)
 	for i, o := range want {
@@ -96,10 +97,10 @@ func TestOutboxAppendAndPage(t *testing.T) {
 		if _, _, ok := tx.OutboxSeqOf(p, testID(999)); ok {
 			t.Fatal("OutboxSeqOf of an unknown id")
 		}
-		if _, _, ok := tx.OutboxSeqOf(newPeerKey(t), want[0].ID); ok {
+		if _, _, ok := tx.OutboxSeqOf(keytest.NewPublic(t), want[0].ID); ok {
 			t.Fatal("OutboxSeqOf is not per peer")
 		}
-		if outs, err := tx.Outbox(newPeerKey(t), 0, 10); err != nil || len(outs) != 0 {
+		if outs, err := tx.Outbox(keytest.NewPublic(t), 0, 10); err != nil || len(outs) != 0 {
 			t.Fatalf("Outbox of an unknown peer: %v %v", outs, err)
 		}
 		return nil
@@ -125,7 +126,7 @@ func TestOutboxAppendAndPage(t *testing.T) {
 
 func TestAckOutbox(t *testing.T) {
 	db := mustOpen(t)
-	p, other := newPeerKey(t), newPeerKey(t)
+	p, other := keytest.NewPublic(t), keytest.NewPublic(t)
 	next := 0
 	// a1 b1 a2 b2 a3 b3 ... for p; the same threads for other.
 	outs := queue(t, db, p, []string{"thr_a", "thr_b"}, 10, &next)
@@ -210,7 +211,7 @@ func TestAckOutbox(t *testing.T) {
 // peer has not said it stored them).
 func TestAckOutboxOtherThreadsID(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	next := 0
 	outs := queue(t, db, p, []string{"thr_a", "thr_b"}, 6, &next) // a1 b1 a2 b2 a3 b3
 	db.update(func(tx *Tx) error {
@@ -235,7 +236,7 @@ func TestAckOutboxOtherThreadsID(t *testing.T) {
 
 func TestDropOutbox(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	next := 0
 	queue(t, db, p, []string{"thr_a"}, 4, &next)
 	var outs []Out
@@ -268,12 +269,12 @@ func TestDropOutbox(t *testing.T) {
 	}
 	// Dropping an entry that is gone is not an error.
 	db.update(func(tx *Tx) error { return tx.DropOutbox(p, outs[1]) })
-	db.update(func(tx *Tx) error { return tx.DropOutbox(newPeerKey(t), outs[1]) })
+	db.update(func(tx *Tx) error { return tx.DropOutbox(keytest.NewPublic(t), outs[1]) })
 }
 
 func TestOutboxPeers(t *testing.T) {
 	db := mustOpen(t)
-	p1, p2, p3 := newPeerKey(t), newPeerKey(t), newPeerKey(t)
+	p1, p2, p3 := keytest.NewPublic(t), keytest.NewPublic(t), keytest.NewPublic(t)
 	next := 0
 	o1 := queue(t, db, p1, []string{"thr_a"}, 3, &next)
 	queue(t, db, p2, []string{"thr_a"}, 1, &next)
@@ -304,7 +305,7 @@ func TestOutboxPeers(t *testing.T) {
 // transaction must count what that transaction queued or acked.
 func TestOutboxLenInWriteTx(t *testing.T) {
 	db := mustOpen(t)
-	p1, p2 := newPeerKey(t), newPeerKey(t)
+	p1, p2 := keytest.NewPublic(t), keytest.NewPublic(t)
 	next := 0
 	o2 := queue(t, db, p2, []string{"thr_a"}, 2, &next)
 	db.update(func(tx *Tx) error {
@@ -367,7 +368,7 @@ func samePeers(got []key.PublicKey, want ...key.PublicKey) bool {
 // reopen rebuilds the same index from the outbox.
 func TestOutboxIndexRollbackAndRebuild(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	next := 0
 	outs := queue(t, db, p, []string{"thr_a"}, 4, &next)
 	boom := errors.New("boom")
@@ -418,7 +419,7 @@ func TestOutboxIndexRollbackAndRebuild(t *testing.T) {
 // returns its bytes. Anything else keeps its own bytes.
 func TestOutboxRefersToThreadLine(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	now := time.Now()
 	tk := ThreadKey{NS: NSOwn, Peer: p, Th: "thr_ref"}
 	line := []byte(`{"t":"msg","id":"` + testID(1) + `","th":"thr_ref","parts":[{"k":"text","text":"once"}]}`)

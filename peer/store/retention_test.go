@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // retFixture builds threads and blobs of known ages.
@@ -26,7 +27,7 @@ var retNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 func newRetFixture(t *testing.T, now time.Time) (*retFixture, *testDB, key.PublicKey) {
 	t.Helper()
 	db := mustOpen(t)
-	return &retFixture{t: t, db: db, now: now}, db, newPeerKey(t)
+	return &retFixture{t: t, db: db, now: now}, db, keytest.NewPublic(t)
 }
 
 func (f *retFixture) thread(p key.PublicKey, th string, age time.Duration, lines int, mine, theirs string) ThreadKey {

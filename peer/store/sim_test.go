@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // simOut is the model of one outbox entry.
@@ -76,10 +77,10 @@ func TestStoreSimulation(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
 			// The simulation checks logic, not durability: skip fsync.
 			db := mustOpenOpts(t, t.TempDir(), Options{NoSync: true})
-			me := newPeerKey(t)
+			me := keytest.NewPublic(t)
 			peers := make([]key.PublicKey, nPeers)
 			for i := range peers {
-				peers[i] = newPeerKey(t)
+				peers[i] = keytest.NewPublic(t)
 			}
 			ths := make([]string, nThreads)
 			for i := range ths {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // scanThreads is the truth the cache must match: every record in the file.
@@ -66,7 +68,7 @@ func sameThreads(t *testing.T, what string, got, want map[ThreadKey]Thread) {
 // commits (new, changed, deleted threads), but not transactions that fail.
 func TestRecentThreads(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	base := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	keys := make([]ThreadKey, 20)
 	db.update(func(tx *Tx) error {
@@ -158,7 +160,7 @@ func currentMeta(t *testing.T, path string) (freelist uint64) {
 func TestFreelistSavedAtClose(t *testing.T) {
 	dir := t.TempDir()
 	db := mustOpenDir(t, dir)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	k := ThreadKey{NS: NSOwn, Peer: p, Th: "thr_a"}
 	db.update(func(tx *Tx) error {
 		tx.EnsureThread(k, time.Now())
@@ -207,7 +209,7 @@ func TestFreelistSavedAtClose(t *testing.T) {
 func TestThreadSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	db := mustOpenDir(t, dir)
-	p := newPeerKey(t)
+	p := keytest.NewPublic(t)
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	db.update(func(tx *Tx) error {
 		for i := range 50 {
@@ -307,7 +309,7 @@ func TestThreadFieldsInSnapshot(t *testing.T) {
 		}
 	}
 	db := mustOpen(t)
-	k := ThreadKey{NS: NSOwn, Peer: newPeerKey(t), Th: "thr_x"}
+	k := ThreadKey{NS: NSOwn, Peer: keytest.NewPublic(t), Th: "thr_x"}
 	db.update(func(tx *Tx) error {
 		got, _ := tx.EnsureThread(k, time.Now())
 		*got = th
@@ -322,7 +324,7 @@ func TestThreadFieldsInSnapshot(t *testing.T) {
 // TestLinesLast: the last n lines, in order, read from the end.
 func TestLinesLast(t *testing.T) {
 	db := mustOpen(t)
-	k := ThreadKey{NS: NSOwn, Peer: newPeerKey(t), Th: "thr_long"}
+	k := ThreadKey{NS: NSOwn, Peer: keytest.NewPublic(t), Th: "thr_long"}
 	db.update(func(tx *Tx) error {
 		tx.EnsureThread(k, time.Now())
 		for i := 1; i <= 1000; i++ {
@@ -378,7 +380,7 @@ func TestLinesLast(t *testing.T) {
 // late, or marked read unseen).
 func TestReaderSeesCacheOfWhatItReads(t *testing.T) {
 	db := mustOpen(t)
-	tk := ThreadKey{NS: NSOwn, Peer: newPeerKey(t), Th: "thr_race"}
+	tk := ThreadKey{NS: NSOwn, Peer: keytest.NewPublic(t), Th: "thr_race"}
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := db.RecentThreads(); err != nil { // loaded: commits apply to it
 		t.Fatal(err)

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 func TestThreadsLifecycle(t *testing.T) {
 	db := mustOpen(t)
-	p1, p2 := newPeerKey(t), newPeerKey(t)
+	p1, p2 := keytest.NewPublic(t), keytest.NewPublic(t)
 	now := time.Date(2026, 9, 25, 17, 3, 11, 0, time.UTC)
 	a := ThreadKey{NS: NSOwn, Peer: p1, Th: "thr_aaaa"}
 	b := ThreadKey{NS: NSOwn, Peer: p2, Th: "thr_aaaa"} // same th with another peer
@@ -141,8 +142,8 @@ func TestThreadsLifecycle(t *testing.T) {
 
 func TestLinesInOrder(t *testing.T) {
 	db := mustOpen(t)
-	p := newPeerKey(t)
-	me := newPeerKey(t)
+	p := keytest.NewPublic(t)
+	me := keytest.NewPublic(t)
 	k := ThreadKey{NS: NSOwn, Peer: p, Th: "thr_lines"}
 	base := time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)
 	const n = 50
@@ -222,7 +223,7 @@ func TestLinesInOrder(t *testing.T) {
 
 func TestDedupeAndSeen(t *testing.T) {
 	db := mustOpen(t)
-	p1, p2 := newPeerKey(t), newPeerKey(t)
+	p1, p2 := keytest.NewPublic(t), keytest.NewPublic(t)
 	db.view(func(tx *Tx) error {
 		if tx.Received(p1, "thr_a", testID(1)) || tx.LastSeen(p1, "thr_a") != "" || len(tx.SeenMap(p1)) != 0 {
 			t.Fatal("fresh store reports something received")
@@ -284,7 +285,7 @@ func TestPeersGrantsSettings(t *testing.T) {
 	now := time.Date(2026, 9, 25, 17, 0, 0, 0, time.UTC)
 	db.update(func(tx *Tx) error {
 		for i := 0; i < 3; i++ {
-			k := newPeerKey(t).String()
+			k := keytest.NewPublic(t).String()
 			keys = append(keys, k)
 			if err := tx.PutPeer(&Peer{Key: k, Name: fmt.Sprint("p", i), Trusted: i == 1, Listen: []string{"tcp://127.0.0.1:1"},
 				Caps: []string{"chat"}, FirstSeen: now, LastSeen: now}); err != nil {
@@ -316,7 +317,7 @@ func TestPeersGrantsSettings(t *testing.T) {
 	})
 	db.reopen()
 	db.view(func(tx *Tx) error {
-		p, ok := tx.Peer(newPeerKey(t))
+		p, ok := tx.Peer(keytest.NewPublic(t))
 		if ok || p != nil {
 			t.Fatal("unknown peer found")
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -30,7 +30,7 @@ func grantTo(t *testing.T, b, a *node, caps ...string) {
 	if _, err := b.Grant(context.Background(), a.Key(), caps, time.Hour, nil, "test"); err != nil {
 		t.Fatal(err)
 	}
-	nodetest.Eventually(t, "the grant at alice", func() bool {
+	testsync.Eventually(t, "the grant at alice", func() bool {
 		gs, _ := a.Grants()
 		return len(gs) > 0
 	})
@@ -201,7 +201,7 @@ func TestRequestTimeoutCarriesExp(t *testing.T) {
 		done <- res
 	}()
 	var pend []peer.ApprovalRequest
-	nodetest.Eventually(t, "the request held at bob", func() bool { pend = b.Pending(); return len(pend) == 1 })
+	testsync.Eventually(t, "the request held at bob", func() bool { pend = b.Pending(); return len(pend) == 1 })
 	var d map[string]any
 	if err := json.Unmarshal(pend[0].Detail, &d); err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestRequestTimeoutCarriesExp(t *testing.T) {
 	if txt := textOf(res); !strings.Contains(txt, "no answer") || !strings.Contains(txt, exp) {
 		t.Fatalf("text = %q, want the exp %s in it", txt, exp)
 	}
-	nodetest.Eventually(t, "bob to withdraw the request at its exp", func() bool { return len(b.Pending()) == 0 })
+	testsync.Eventually(t, "bob to withdraw the request at its exp", func() bool { return len(b.Pending()) == 0 })
 	if _, err := os.Stat(filepath.Join(b.Workspace(), "ran")); !os.IsNotExist(err) {
 		t.Fatalf("the expired request ran: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -62,7 +62,7 @@ func TestWhoamiPeersPresence(t *testing.T) {
 
 	// bob publishes presence once he sees alice; alice's peers show it.
 	var ps PeersOut
-	nodetest.Eventually(t, "bob's presence in awp_peers", func() bool {
+	testsync.Eventually(t, "bob's presence in awp_peers", func() bool {
 		ps, _ = callOK[PeersOut](t, s, "awp_peers", nil)
 		return len(ps.Peers) == 1 && ps.Peers[0].Presence != nil
 	})
@@ -78,7 +78,7 @@ func TestWhoamiPeersPresence(t *testing.T) {
 	// bob's first document may predate his session with alice: wait for
 	// the one that lists her.
 	var pr PresenceOut
-	nodetest.Eventually(t, "bob's document listing alice", func() bool {
+	testsync.Eventually(t, "bob's document listing alice", func() bool {
 		pr, txt = callOK[PresenceOut](t, s, "awp_presence", nil)
 		return len(pr.Entries) == 1 && len(pr.Entries[0].Peers) == 1
 	})
@@ -111,7 +111,7 @@ func TestSendInboxShow(t *testing.T) {
 	}
 
 	var in InboxOut
-	nodetest.Eventually(t, "both lines at bob", func() bool {
+	testsync.Eventually(t, "both lines at bob", func() bool {
 		in, _ = callOK[InboxOut](t, sb, "awp_inbox", args{"peek": true})
 		return len(in.Threads) == 1 && len(in.Threads[0].Lines) == 2
 	})
@@ -157,7 +157,7 @@ func TestSendInboxShow(t *testing.T) {
 		t.Fatalf("show after 1 = %+v", sh)
 	}
 	// alice's own view: her lines are out, acked once bob stored them.
-	nodetest.Eventually(t, "alice's lines acked", func() bool {
+	testsync.Eventually(t, "alice's lines acked", func() bool {
 		sh, _ = callOK[ShowOut](t, sa, "awp_show", args{"th": sent.Th})
 		return len(sh.Lines) == 2 && sh.Lines[0].Dir == "out" && sh.Lines[1].Acked && sh.Lines[0].FromName == "alice"
 	})
@@ -169,7 +169,7 @@ func TestShowCutsLargeParts(t *testing.T) {
 	big := strings.Repeat("é", MaxPartText) // 2 bytes a character: twice the bound
 	sent, _ := callOK[SendOut](t, sa, "awp_send", args{"to": b.Key().String(), "subject": "big", "text": big,
 		"data": map[string]string{"blob": strings.Repeat("x", MaxPartData)}})
-	nodetest.Eventually(t, "the big line at bob", func() bool {
+	testsync.Eventually(t, "the big line at bob", func() bool {
 		sh, ok := try[ShowOut](t, sb, "awp_show", args{"th": sent.Th})
 		return ok && len(sh.Lines) == 1
 	})
@@ -226,7 +226,7 @@ func TestInboxHandsOutEveryLineOnce(t *testing.T) {
 			collect()
 		}
 	}
-	nodetest.Eventually(t, "every line stored at bob", func() bool {
+	testsync.Eventually(t, "every line stored at bob", func() bool {
 		sh, ok := try[ShowOut](t, sb, "awp_show", args{"th": first.Th, "limit": 1})
 		return ok && sh.Total == n
 	})

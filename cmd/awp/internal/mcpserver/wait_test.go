@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -92,7 +92,7 @@ func TestWaitReleasedByLine(t *testing.T) {
 	}
 	// An unread line returns at once.
 	callOK[SendOut](t, sb, "awp_send", args{"to": "alice", "th": sent.Th, "text": "again"})
-	nodetest.Eventually(t, "the second line at alice", func() bool {
+	testsync.Eventually(t, "the second line at alice", func() bool {
 		in, _ := callOK[InboxOut](t, sa, "awp_inbox", args{"peek": true})
 		return len(in.Threads) == 1
 	})
@@ -128,9 +128,9 @@ func TestWaitCanceled(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("canceled awp_wait did not return")
 	}
-	nodetest.Eventually(t, "the server's wait to end", func() bool { return sa.s.waiting.Load() == 0 })
+	testsync.Eventually(t, "the server's wait to end", func() bool { return sa.s.waiting.Load() == 0 })
 	callOK[SendOut](t, sb, "awp_send", args{"to": "alice", "subject": "late", "text": "after the cancel"})
-	nodetest.Eventually(t, "the line at alice, unread", func() bool {
+	testsync.Eventually(t, "the line at alice, unread", func() bool {
 		in, _ := callOK[InboxOut](t, sa, "awp_inbox", args{"peek": true})
 		return len(in.Threads) == 1 && in.Threads[0].Lines[0].Text == "after the cancel"
 	})
@@ -159,18 +159,18 @@ func TestWaitFilters(t *testing.T) {
 	link(t, c, a)
 	sa, sb, sc := open(t, a), open(t, b), open(t, c)
 	one, _ := callOK[SendOut](t, sb, "awp_send", args{"to": "alice", "subject": "one", "text": "in one"})
-	nodetest.Eventually(t, "thread one at alice", func() bool {
+	testsync.Eventually(t, "thread one at alice", func() bool {
 		in, _ := callOK[InboxOut](t, sa, "awp_inbox", args{"peek": true})
 		return len(in.Threads) == 1
 	})
 	two, _ := callOK[SendOut](t, sa, "awp_send", args{"to": "bob", "subject": "two", "text": "start two"})
 
 	done := waitCall(context.Background(), sa, args{"th": two.Th, "timeout_s": 60})
-	nodetest.Eventually(t, "the wait to block", func() bool { return sa.s.waiting.Load() == 1 })
+	testsync.Eventually(t, "the wait to block", func() bool { return sa.s.waiting.Load() == 1 })
 	// carol's line and bob's in thread one do not release it.
 	callOK[SendOut](t, sc, "awp_send", args{"to": "alice", "subject": "three", "text": "from carol"})
 	callOK[SendOut](t, sb, "awp_send", args{"to": "alice", "th": one.Th, "text": "more in one"})
-	nodetest.Eventually(t, "both lines at alice", func() bool {
+	testsync.Eventually(t, "both lines at alice", func() bool {
 		in, _ := callOK[InboxOut](t, sa, "awp_inbox", args{"peek": true})
 		return len(in.Threads) == 2 && len(in.Threads[0].Lines)+len(in.Threads[1].Lines) == 3
 	})
@@ -226,7 +226,7 @@ func TestWaitBounded(t *testing.T) {
 	for range MaxWaits {
 		dones = append(dones, waitCall(ctx, sa, args{"timeout_s": 60, "peek": true}))
 	}
-	nodetest.Eventually(t, "every wait running", func() bool { return sa.s.waiting.Load() == MaxWaits })
+	testsync.Eventually(t, "every wait running", func() bool { return sa.s.waiting.Load() == MaxWaits })
 	if msg := callErr(t, sa, "awp_wait", args{"timeout_s": 1}); !strings.Contains(msg, "already waiting") {
 		t.Fatalf("wait past the bound: %q", msg)
 	}
