@@ -202,6 +202,14 @@ func (p *rawPeer) expectClosed() {
 	}
 }
 
+// expectFatal checks that the node answered with a fatal err code and
+// closed the connection.
+func (p *rawPeer) expectFatal(code string) {
+	p.t.Helper()
+	p.expectErr(code)
+	p.expectClosed()
+}
+
 func closedErr(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
@@ -370,8 +378,7 @@ func TestHostileEndlessLine(t *testing.T) {
 			}
 			done <- err
 		}()
-		p.expectErr(wire.CodeBadFrame)
-		p.expectClosed()
+		p.expectFatal(wire.CodeBadFrame)
 		p.c.Close()
 		if err := <-done; err == nil {
 			t.Fatal("the node read 256 MiB of one line")
@@ -391,8 +398,7 @@ func TestHostileLineAtLimit(t *testing.T) {
 		t.Fatal(len(l))
 	}
 	p.line(l)
-	p.expectErr(wire.CodeUnauthenticated)
-	p.expectClosed()
+	p.expectFatal(wire.CodeUnauthenticated)
 	checkNodeServes(t, a)
 }
 
@@ -416,8 +422,7 @@ func TestHostileAuthReplay(t *testing.T) {
 	p2.priv = p1.priv
 	p2.line(p1.myHello) // the same hello, byte for byte
 	p2.line(p1.myAuth)  // and its auth, signed over the first connection's node hello
-	p2.expectErr(wire.CodeAuthFailed)
-	p2.expectClosed()
+	p2.expectFatal(wire.CodeAuthFailed)
 	checkNodeServes(t, a)
 }
 
@@ -436,8 +441,7 @@ func TestHostileHandshakeTimeout(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := dialRaw(t, a)
 			c.send(p)
-			p.expectErr(wire.CodeTimeout)
-			p.expectClosed()
+			p.expectFatal(wire.CodeTimeout)
 		})
 	}
 	checkNodeServes(t, a)
@@ -506,8 +510,7 @@ func TestHostileAfterHandshake(t *testing.T) {
 
 	// A bad frame closes, even after the handshake.
 	p.line([]byte("not json"))
-	p.expectErr(wire.CodeBadFrame)
-	p.expectClosed()
+	p.expectFatal(wire.CodeBadFrame)
 	checkNodeServes(t, a)
 }
 
@@ -527,8 +530,7 @@ func TestHostileAfterHandshakeFatal(t *testing.T) {
 			p := dialRaw(t, a)
 			p.handshake()
 			p.line(c.line)
-			p.expectErr(wire.CodeBadFrame)
-			p.expectClosed()
+			p.expectFatal(wire.CodeBadFrame)
 		})
 	}
 	checkNodeServes(t, a)

@@ -6,42 +6,14 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/awp-tray/awp-tray/app/appearance/portaltest"
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 )
-
-// fakePortal is the settings portal's Settings interface: ReadOne
-// (version 2) unless v1, else only Read, which wraps the value in a second
-// variant as version 1 does.
-type fakePortal struct {
-	mu     sync.Mutex
-	scheme uint32
-}
-
-func (p *fakePortal) value(ns, key string) (dbus.Variant, *dbus.Error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ns != appearanceNS || key != colorSchemeKey {
-		return dbus.Variant{}, dbus.NewError("org.freedesktop.portal.Error.NotFound", []any{"no such setting"})
-	}
-	return dbus.MakeVariant(p.scheme), nil
-}
-
-type portalV2 struct{ *fakePortal }
-
-func (p portalV2) ReadOne(ns, key string) (dbus.Variant, *dbus.Error) { return p.value(ns, key) }
-
-type portalV1 struct{ *fakePortal }
-
-func (p portalV1) Read(ns, key string) (dbus.Variant, *dbus.Error) {
-	v, err := p.value(ns, key)
-	return dbus.MakeVariant(v), err
-}
 
 // bus starts a private session bus and returns a connection to it.
 func bus(t *testing.T) (addr string) {
@@ -64,19 +36,6 @@ func connect(t *testing.T, addr string) *dbus.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// serve exports p on a connection of its own and takes the portal's name.
-func serve(t *testing.T, addr string, v any) *dbus.Conn {
-	t.Helper()
-	c := connect(t, addr)
-	if err := c.Export(v, portalPath, settingsIface); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := c.RequestName(portalName, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("request name: %v %v", r, err)
-	}
 	return c
 }
 
@@ -109,17 +68,9 @@ func (s schemes) none(t *testing.T, conn *dbus.Conn) {
 	}
 }
 
-func emit(t *testing.T, c *dbus.Conn, ns, key string, v uint32) {
-	t.Helper()
-	if err := c.Emit(portalPath, settingsIface+".SettingChanged", ns, key, dbus.MakeVariant(v)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestPortalFollowsColorScheme(t *testing.T) {
 	addr := bus(t)
-	p := &fakePortal{scheme: 1}
-	pc := serve(t, addr, portalV2{p})
+	p := portaltest.Serve(t, addr, 1)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	got := make(schemes, 8)
@@ -127,28 +78,28 @@ func TestPortalFollowsColorScheme(t *testing.T) {
 	if err != nil || s != Dark {
 		t.Fatalf("watch = %s, %v; want dark", s, err)
 	}
-	emit(t, pc, appearanceNS, colorSchemeKey, 2)
+	p.Emit(t, appearanceNS, colorSchemeKey, 2)
 	if v := got.next(t); v != Light {
 		t.Fatalf("after SettingChanged(2): %s, want light", v)
 	}
-	emit(t, pc, appearanceNS, colorSchemeKey, 2) // the same again: nothing to report
-	emit(t, pc, "org.gnome.desktop.interface", colorSchemeKey, 1)
-	emit(t, pc, appearanceNS, "accent-color", 1)
-	got.none(t, pc)
-	emit(t, pc, appearanceNS, colorSchemeKey, 0)
+	p.Emit(t, appearanceNS, colorSchemeKey, 2) // the same again: nothing to report
+	p.Emit(t, "org.gnome.desktop.interface", colorSchemeKey, 1)
+	p.Emit(t, appearanceNS, "accent-color", 1)
+	got.none(t, p.Conn())
+	p.Emit(t, appearanceNS, colorSchemeKey, 0)
 	if v := got.next(t); v != NoPreference {
 		t.Fatalf("after SettingChanged(0): %s", v)
 	}
 	cancel()
 	// After the context ends, nothing more is reported.
 	time.Sleep(50 * time.Millisecond)
-	emit(t, pc, appearanceNS, colorSchemeKey, 1)
-	got.none(t, pc)
+	p.Emit(t, appearanceNS, colorSchemeKey, 1)
+	got.none(t, p.Conn())
 }
 
 func TestPortalVersion1(t *testing.T) {
 	addr := bus(t)
-	serve(t, addr, portalV1{&fakePortal{scheme: 2}})
+	portaltest.ServeV1(t, addr, 2)
 	s, err := watchConn(t.Context(), connect(t, addr), false, nil)
 	if err != nil || s != Light {
 		t.Fatalf("watch = %s, %v; want light (through Read)", s, err)
@@ -164,8 +115,7 @@ func TestPortalStartsLater(t *testing.T) {
 	if s != NoPreference || err == nil || !strings.Contains(err.Error(), "settings portal") {
 		t.Fatalf("without a portal: %s, %v", s, err)
 	}
-	p := &fakePortal{scheme: 1}
-	serve(t, addr, portalV2{p})
+	portaltest.Serve(t, addr, 1)
 	if v := got.next(t); v != Dark {
 		t.Fatalf("after the portal started: %s, want dark", v)
 	}

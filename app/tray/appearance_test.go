@@ -5,51 +5,15 @@ package tray
 import (
 	"bytes"
 	"context"
-	"sync"
 	"testing"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/awp-tray/awp-tray/app/appearance"
+	"github.com/awp-tray/awp-tray/app/appearance/portaltest"
 	"github.com/awp-tray/awp-tray/app/icon"
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
 	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
-
-// The freedesktop settings portal, as desktops serve it.
-const (
-	portalName  = "org.freedesktop.portal.Desktop"
-	portalPath  = dbus.ObjectPath("/org/freedesktop/portal/desktop")
-	portalIface = "org.freedesktop.portal.Settings"
-)
-
-// settingsPortal answers the color scheme (version 2 of the interface).
-type settingsPortal struct {
-	mu     sync.Mutex
-	scheme uint32
-}
-
-func (p *settingsPortal) ReadOne(ns, key string) (dbus.Variant, *dbus.Error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ns != "org.freedesktop.appearance" || key != "color-scheme" {
-		return dbus.Variant{}, dbus.NewError("org.freedesktop.portal.Error.NotFound", []any{"no such setting"})
-	}
-	return dbus.MakeVariant(p.scheme), nil
-}
-
-// set changes the scheme and signals it, as a desktop does when the
-// person switches between light and dark.
-func (p *settingsPortal) set(t *testing.T, conn *dbus.Conn, s appearance.Scheme) {
-	t.Helper()
-	p.mu.Lock()
-	p.scheme = uint32(s)
-	p.mu.Unlock()
-	if err := conn.Emit(portalPath, portalIface+".SettingChanged", "org.freedesktop.appearance", "color-scheme", dbus.MakeVariant(uint32(s))); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // waitBoot is a boot that never finishes: the tray stays "starting".
 func waitBoot(ctx context.Context, _ bool) (localapi.Backend, error) {
@@ -65,18 +29,7 @@ func waitBoot(ctx context.Context, _ bool) (localapi.Backend, error) {
 func TestIconFollowsDesktop(t *testing.T) {
 	bus := watchertest.TestBus(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus.Address)
-	pc, err := dbus.Connect(bus.Address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	portal := &settingsPortal{scheme: uint32(appearance.Light)}
-	if err := pc.Export(portal, portalPath, portalIface); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := pc.RequestName(portalName, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("request name: %v %v", r, err)
-	}
+	portal := portaltest.Serve(t, bus.Address, uint32(appearance.Light))
 
 	tr, host, _, _ := newTray(t, waitBoot, func(o *Options) { o.FollowDesktop, o.Desktop = true, "XFCE" })
 	drawn := func(p icon.Panel) []byte { return icon.PNG(tr.State().Icon(), p, icon.DefaultSize) }
@@ -87,9 +40,9 @@ func TestIconFollowsDesktop(t *testing.T) {
 		return func() bool { return bytes.Equal(host.shown(), drawn(p)) }
 	}
 	testsync.Eventually(t, "the icon drawn for a light panel at start", shows(icon.PanelLight))
-	portal.set(t, pc, appearance.Dark)
+	portal.Set(t, uint32(appearance.Dark))
 	testsync.Eventually(t, "the icon drawn for a dark panel after the switch to dark", shows(icon.PanelDark))
-	portal.set(t, pc, appearance.Light)
+	portal.Set(t, uint32(appearance.Light))
 	testsync.Eventually(t, "the icon drawn for a light panel after the switch back", shows(icon.PanelLight))
 
 	// The override: drawn for a dark panel on this light desktop, and a
@@ -97,10 +50,10 @@ func TestIconFollowsDesktop(t *testing.T) {
 	tr2, host2, _, _ := newTray(t, waitBoot, func(o *Options) {
 		o.FollowDesktop, o.Desktop, o.IconMode = true, "XFCE", appearance.ModeDark
 	})
-	portal.set(t, pc, appearance.Dark)
-	portal.set(t, pc, appearance.Light)
+	portal.Set(t, uint32(appearance.Dark))
+	portal.Set(t, uint32(appearance.Light))
 	// A round trip through the bus: the signals were delivered.
-	if err := pc.BusObject().Call("org.freedesktop.DBus.GetId", 0).Err; err != nil {
+	if err := portal.Conn().BusObject().Call("org.freedesktop.DBus.GetId", 0).Err; err != nil {
 		t.Fatal(err)
 	}
 	if got, want := host2.shown(), icon.PNG(tr2.State().Icon(), icon.PanelDark, icon.DefaultSize); !bytes.Equal(got, want) {

@@ -1,7 +1,6 @@
 package grant
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -18,18 +18,7 @@ func loadKeys(t *testing.T) vecKeys {
 	t.Helper()
 	ks := vecKeys{}
 	for name, e := range vectors.Keys(t) {
-		seed, err := hex.DecodeString(e.SeedHex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := key.FromSeed(seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k.Public().String() != e.Key {
-			t.Fatalf("%s: key mismatch", name)
-		}
-		ks[name] = k
+		ks[name] = keytest.FromVector(t, e)
 	}
 	for _, n := range []string{"alice", "bob", "carol"} {
 		if ks[n].IsZero() {

@@ -1,12 +1,12 @@
 package presence
 
 import (
-	"encoding/hex"
 	"testing"
 	"time"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -54,14 +54,7 @@ func TestVector(t *testing.T) {
 }
 
 func TestSignVerifyOffer(t *testing.T) {
-	var keys struct {
-		Bob struct {
-			Seed string `json:"seed_hex"`
-		} `json:"bob"`
-	}
-	vectors.Read(t, "keys.json", &keys)
-	seed, _ := hex.DecodeString(keys.Bob.Seed)
-	k, _ := key.FromSeed(seed)
+	k := keytest.FromVector(t, vectors.Keys(t)["bob"])
 	me, _ := key.NewPrivate()
 	now := time.Date(2026, 9, 25, 17, 3, 12, 0, time.UTC)
 	raw, err := Sign(k, Doc{Name: "bob", Seq: 5, TS: wire.FormatTime(now), Peers: []PeerEntry{}})

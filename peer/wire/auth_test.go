@@ -6,6 +6,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // TestAuthVector checks the auth bytes and signatures of auth.json with the
@@ -23,21 +24,7 @@ func TestAuthVector(t *testing.T) {
 	}
 	vectors.Read(t, "auth.json", &av)
 
-	priv := func(name string) key.PrivateKey {
-		seed, err := hex.DecodeString(keys[name].SeedHex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := key.FromSeed(seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k.Public().String() != keys[name].Key {
-			t.Fatalf("%s: key %s, want %s", name, k.Public(), keys[name].Key)
-		}
-		return k
-	}
-	alice, bob := priv("alice"), priv("bob")
+	alice, bob := keytest.FromVector(t, keys["alice"]), keytest.FromVector(t, keys["bob"])
 	aliceHello, bobHello := []byte(av.AliceHello), []byte(av.BobHello)
 
 	// The hello lines decode, check, and carry the keys of keys.json.

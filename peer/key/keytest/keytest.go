@@ -1,11 +1,14 @@
 // Package keytest makes keys for tests: a fixed key from a seed byte (the
-// same key in every run, so a test can name it) and a fresh random one.
+// same key in every run, so a test can name it), a fresh random one, and
+// the key of a test vector.
 package keytest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/vectors"
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
@@ -27,4 +30,23 @@ func NewPublic(t testing.TB) key.PublicKey {
 		t.Fatal(err)
 	}
 	return k.Public()
+}
+
+// FromVector returns the key a test vector's seed makes (an entry of
+// keys.json, or of a file that carries its fields), failing the test unless
+// its public key is the one the vector names.
+func FromVector(t testing.TB, v vectors.Key) key.PrivateKey {
+	t.Helper()
+	seed, err := hex.DecodeString(v.SeedHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := key.FromSeed(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.Public().String(); got != v.Key {
+		t.Fatalf("key = %s, want %s", got, v.Key)
+	}
+	return k
 }

@@ -3,21 +3,20 @@ package wg
 import (
 	"crypto/ecdh"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 type wgVector struct {
-	SeedHex   string `json:"seed_hex"`
-	Key       string `json:"key"`
-	X25519    string `json:"x25519_private_b64"`
-	WGPublic  string `json:"wg_public_b64"`
-	TunnelIP6 string `json:"tunnel_addr"`
+	vectors.Key        // seed_hex, key
+	X25519      string `json:"x25519_private_b64"`
+	WGPublic    string `json:"wg_public_b64"`
+	TunnelIP6   string `json:"tunnel_addr"`
 }
 
 // TestVectors reproduces testdata/vectors/wireguard.json.
@@ -32,17 +31,7 @@ func TestVectors(t *testing.T) {
 		}
 		n++
 		t.Run(name, func(t *testing.T) {
-			seed, err := hex.DecodeString(v.SeedHex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			priv, err := key.FromSeed(seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := priv.Public().String(); got != v.Key {
-				t.Fatalf("key = %s, want %s", got, v.Key)
-			}
+			priv := keytest.FromVector(t, v.Key)
 			sk := PrivateKey(priv)
 			if got := base64.StdEncoding.EncodeToString(sk[:]); got != v.X25519 {
 				t.Errorf("x25519 private = %s, want %s", got, v.X25519)
