@@ -279,7 +279,7 @@ func TestOutboxPeers(t *testing.T) {
 	o1 := queue(t, db, p1, []string{"thr_a"}, 3, &next)
 	queue(t, db, p2, []string{"thr_a"}, 1, &next)
 	db.view(func(tx *Tx) error {
-		if got := tx.OutboxPeers(); !samePeers(got, p1, p2) {
+		if got := tx.OutboxPeers(); !sameSet(got, []key.PublicKey{p1, p2}) {
 			t.Fatalf("OutboxPeers = %v", got)
 		}
 		return nil
@@ -291,7 +291,7 @@ func TestOutboxPeers(t *testing.T) {
 	})
 	db.reopen()
 	db.view(func(tx *Tx) error {
-		if got := tx.OutboxPeers(); !samePeers(got, p2) {
+		if got := tx.OutboxPeers(); !sameSet(got, []key.PublicKey{p2}) {
 			t.Fatalf("OutboxPeers after ack = %v", got)
 		}
 		if tx.OutboxLen(p1) != 0 || tx.OutboxLen(p3) != 0 {
@@ -321,18 +321,20 @@ func TestOutboxLenInWriteTx(t *testing.T) {
 		if n := tx.OutboxLen(p2); n != 0 {
 			t.Errorf("OutboxLen(p2) in the acking tx = %d, want 0", n)
 		}
-		if got := tx.OutboxPeers(); !samePeers(got, p1) {
+		if got := tx.OutboxPeers(); !sameSet(got, []key.PublicKey{p1}) {
 			t.Errorf("OutboxPeers in the writing tx = %v, want only p1", got)
 		}
 		return nil
 	})
 }
 
-func sameSet(a, b []string) bool {
+// sameSet reports whether a and b hold the same elements, as many times
+// each, in any order.
+func sameSet[T comparable](a, b []T) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	m := map[string]int{}
+	m := map[T]int{}
 	for _, x := range a {
 		m[x]++
 	}
@@ -341,22 +343,6 @@ func sameSet(a, b []string) bool {
 	}
 	for _, v := range m {
 		if v != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func samePeers(got []key.PublicKey, want ...key.PublicKey) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for _, w := range want {
-		found := false
-		for _, g := range got {
-			found = found || g == w
-		}
-		if !found {
 			return false
 		}
 	}

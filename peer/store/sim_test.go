@@ -326,7 +326,7 @@ func simCheck(t *testing.T, db *testDB, m *simModel, peers []key.PublicKey, ths 
 				}
 			}
 		}
-		if got := tx.OutboxPeers(); !samePeers(got, withOut...) {
+		if got := tx.OutboxPeers(); !sameSet(got, withOut) {
 			t.Fatalf("batch %d: OutboxPeers %d peers, model %d", batch, len(got), len(withOut))
 		}
 		n := 0
