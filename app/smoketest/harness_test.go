@@ -411,6 +411,18 @@ func (tr *tray) clickUntil(ctx context.Context, conn *dbus.Conn, busName string,
 	})
 }
 
+// untilMenu reads the tray's menu until cond holds for it; it returns the
+// last menu read, for a failure's message.
+func (tr *tray) untilMenu(ctx context.Context, what string, conn *dbus.Conn, busName string, path dbus.ObjectPath, cond func([]menuItem) bool) ([]menuItem, error) {
+	var items []menuItem
+	err := tr.until(ctx, what, func() bool {
+		var err error
+		items, err = readMenu(conn, busName, path)
+		return err == nil && cond(items)
+	})
+	return items, err
+}
+
 // requestEcho has the peer on peerData ask the tray (trayKey) to run
 // `echo word`, in the background; the channel says how it ended: nil once
 // the command ran and printed word.

@@ -32,11 +32,8 @@ func TestMessageShown(t *testing.T) {
 	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", trayData, "--listen", "tcp://127.0.0.1:0")
 	conn := w.Conn()
 	mp := menuPath(conn, item)
-	var items []menuItem
-	var err error // readMenu's, in the conditions below
-	if err := tr.until(ctx, "the node running", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
-		return err == nil && len(items) > 0 && items[0].Label == "AWP: no peers yet"
+	if items, err := tr.untilMenu(ctx, "the node running", conn, item.Bus, mp, func(items []menuItem) bool {
+		return len(items) > 0 && items[0].Label == "AWP: no peers yet"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
@@ -58,11 +55,10 @@ func TestMessageShown(t *testing.T) {
 	t.Logf("sent %s in %s", sent.ID, sent.Th)
 
 	const threadItem = "smoke-peer: " + subject + " (1)"
-	if err := tr.until(ctx, "the unread thread in the tray menu", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
+	if items, err := tr.untilMenu(ctx, "the unread thread in the tray menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		threads, ok := find(items, "Threads")
 		_, listed := find(items, threadItem)
-		return err == nil && ok && threads.Label == "Threads (1 unread)" && listed && items[0].Label == "AWP: 1/1 peer up"
+		return ok && threads.Label == "Threads (1 unread)" && listed && items[0].Label == "AWP: 1/1 peer up"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
@@ -91,11 +87,10 @@ func TestMessageShown(t *testing.T) {
 	raise(display, title)
 	screenshot(ctx, t, display, "tray-thread-message.png")
 	// Viewing the thread read it: the menu no longer lists it.
-	if err := tr.until(ctx, "the thread read in the menu", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
+	if items, err := tr.untilMenu(ctx, "the thread read in the menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		_, listed := find(items, threadItem)
 		threads, _ := find(items, "Threads")
-		return err == nil && !listed && threads.Label == "Threads"
+		return !listed && threads.Label == "Threads"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
@@ -108,10 +103,9 @@ func TestMessageShown(t *testing.T) {
 	// Approvals, and the decision reaches the peer.
 	answer := requestEcho(ctx, awpBin, peerData, trayKey, "smoke")
 	const reqItem = "smoke-peer wants exec `echo smoke`"
-	if err := tr.until(ctx, "the request in the tray menu", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
+	if items, err := tr.untilMenu(ctx, "the request in the tray menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		_, listed := find(items, reqItem)
-		return err == nil && listed && strings.HasSuffix(items[0].Label, "· 1 waiting for you")
+		return listed && strings.HasSuffix(items[0].Label, "· 1 waiting for you")
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
@@ -136,10 +130,9 @@ func TestMessageShown(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the request never got its answer")
 	}
-	if err := tr.until(ctx, "the request gone from the menu", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
+	if items, err := tr.untilMenu(ctx, "the request gone from the menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		_, listed := find(items, reqItem)
-		return err == nil && !listed
+		return !listed
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}

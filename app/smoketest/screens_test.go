@@ -54,13 +54,11 @@ func TestScreenshots(t *testing.T) {
 				}
 				go exec.CommandContext(ctx, awpBin, "request", "exec", "--data", peerDir, "--to", key,
 					"--timeout", "2m", "--", "make", "test").Run()
-				var items []menuItem
-				var err error // readMenu's, in the condition below
-				if err := tr.until(ctx, "the request in the menu", func() bool {
-					items, err = readMenu(conn, item.Bus, mp)
+				items, err := tr.untilMenu(ctx, "the request in the menu", conn, item.Bus, mp, func(items []menuItem) bool {
 					_, ok := find(items, "idle-peer wants exec")
-					return err == nil && ok
-				}); err != nil {
+					return ok
+				})
+				if err != nil {
 					t.Fatal(err)
 				}
 				if err := os.WriteFile(filepath.Join(dir, "menu.txt"), []byte(menuText(items, "")), 0o644); err != nil {

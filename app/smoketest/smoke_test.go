@@ -30,14 +30,8 @@ func TestTrayMenu(t *testing.T) {
 	mp := menuPath(conn, item)
 
 	// Wait for the node to boot: the status line leaves "starting…".
-	var items []menuItem
-	var err error
-	err = tr.until(ctx, "the status line to show the node running", func() bool {
-		items, err = readMenu(conn, item.Bus, mp)
-		if err != nil || len(items) == 0 {
-			return false
-		}
-		return items[0].Label == "AWP: no peers yet"
+	items, err := tr.untilMenu(ctx, "the status line to show the node running", conn, item.Bus, mp, func(items []menuItem) bool {
+		return len(items) > 0 && items[0].Label == "AWP: no peers yet"
 	})
 	if err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))

@@ -64,10 +64,8 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
 	mp := menuPath(x.conn, item)
-	var items []menuItem
-	if err := tr.until(ctx, "the node running", func() bool {
-		items, err = readMenu(x.conn, item.Bus, mp)
-		return err == nil && len(items) > 0 && items[0].Label == "AWP: no peers yet" && tooltip(x.conn, item) == "AWP: no peers yet"
+	if items, err := tr.untilMenu(ctx, "the node running", x.conn, item.Bus, mp, func(items []menuItem) bool {
+		return len(items) > 0 && items[0].Label == "AWP: no peers yet" && tooltip(x.conn, item) == "AWP: no peers yet"
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
@@ -187,7 +185,7 @@ func checkXfcePanel(t *testing.T, ownWatcher bool, prefix string) {
 	if unreadMenu.Dy() < idleMenu.Dy()+16 {
 		t.Errorf("the menu with an unread thread is %d px tall, without %d px", unreadMenu.Dy(), idleMenu.Dy())
 	}
-	if items, err = readMenu(x.conn, item.Bus, mp); err != nil {
+	if items, err := readMenu(x.conn, item.Bus, mp); err != nil {
 		t.Fatal(err)
 	} else if _, ok := find(items, "idle-peer: Pixels (1)"); !ok {
 		t.Errorf("menu: %s", labels(items))
