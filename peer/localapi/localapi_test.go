@@ -60,6 +60,15 @@ func watching(t *testing.T, ctx context.Context) (*localapitest.Fake, *localapi.
 	return f, w
 }
 
+// wantEmpty checks that a list came back without an error, empty and not
+// null (an empty JSON array, not null).
+func wantEmpty[T any](t *testing.T, what string, got []T, err error) {
+	t.Helper()
+	if err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("empty %s = %#v, %v", what, got, err)
+	}
+}
+
 func TestIdentity(t *testing.T) {
 	f, c, _ := setup(t)
 	id, err := c.Identity(context.Background())
@@ -119,13 +128,9 @@ func TestLists(t *testing.T) {
 	ctx := context.Background()
 	// Empty lists come back as empty, non-nil slices.
 	ths, err := c.Threads(ctx)
-	if err != nil || ths == nil || len(ths) != 0 {
-		t.Fatalf("empty threads = %#v, %v", ths, err)
-	}
+	wantEmpty(t, "threads", ths, err)
 	ps, err := c.Peers(ctx)
-	if err != nil || ps == nil || len(ps) != 0 {
-		t.Fatalf("empty peers = %#v, %v", ps, err)
-	}
+	wantEmpty(t, "peers", ps, err)
 
 	f.Lock()
 	f.ThreadList = []peer.ThreadInfo{{Th: "thr_1", Peer: kx, Subject: "s", Unread: 2, Updated: "2026-01-01T00:00:00Z"}}

@@ -52,9 +52,7 @@ func TestGrantRoundTrip(t *testing.T) {
 func TestGrantsAndRevoke(t *testing.T) {
 	f, c, _ := setup(t)
 	gs, err := c.Grants(context.Background())
-	if err != nil || gs == nil || len(gs) != 0 {
-		t.Fatalf("empty grants = %#v, %v", gs, err)
-	}
+	wantEmpty(t, "grants", gs, err)
 	f.GrantList = []peer.GrantInfo{{ID: "g_1", Grant: json.RawMessage(`{"caps":["exec"]}`), Issued: true, Exp: "2026-01-01T00:00:00Z"}}
 	gs, err = c.Grants(context.Background())
 	if err != nil || !reflect.DeepEqual(gs, f.GrantList) {
@@ -181,9 +179,7 @@ func TestMirrorEndpoints(t *testing.T) {
 	f, c, _ := setup(t)
 	ctx := context.Background()
 	hs, err := c.MirrorHosts(ctx)
-	if err != nil || hs == nil || len(hs) != 0 {
-		t.Fatalf("empty hosts = %#v, %v", hs, err)
-	}
+	wantEmpty(t, "hosts", hs, err)
 	hs, err = c.SetMirrorHosts(ctx, []key.PublicKey{ka, kb})
 	if err != nil || !reflect.DeepEqual(hs, []key.PublicKey{ka, kb}) {
 		t.Fatalf("set hosts = %q, %v", hs, err)
