@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
@@ -59,44 +60,17 @@ func (n *fakeNode) Close() error {
 
 func (n *fakeNode) Done() <-chan struct{} { return n.done }
 
-// syncBuffer is a log sink that signals each write.
-type syncBuffer struct {
-	mu    sync.Mutex
-	b     bytes.Buffer
-	wrote chan struct{}
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Write(p)
-	select {
-	case s.wrote <- struct{}{}:
-	default:
-	}
-	return len(p), nil
-}
-
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-// waitFor blocks until the log contains want.
-func (s *syncBuffer) waitFor(want string) {
-	for !strings.Contains(s.String(), want) {
-		<-s.wrote
-	}
-}
-
 func TestServeNodeShutdown(t *testing.T) {
 	dir := localapitest.ShortTempDir(t)
 	n := newFakeNode(t, dir)
-	logs := &syncBuffer{wrote: make(chan struct{}, 1)}
+	logs := &testsync.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := &env{ctx: ctx, stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 	done := make(chan error, 1)
 	go func() { done <- serveNode(e, log, n, dir) }()
-	logs.waitFor("msg=ready")
+	logs.WaitFor(t, "msg=ready")
 	if !strings.Contains(logs.String(), "msg=listening addr=tcp://127.0.0.1:7000") {
 		t.Fatalf("log lacks the listen address:\n%s", logs)
 	}
