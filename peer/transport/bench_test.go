@@ -2,10 +2,8 @@ package transport_test
 
 import (
 	"io"
-	"net"
 	"testing"
 
-	"github.com/awp-tray/awp-tray/peer/key/keytest"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
 )
@@ -15,25 +13,7 @@ const benchChunk = 256 << 10
 
 // benchStream measures one-way throughput from the dialer to the listener.
 func benchStream(b *testing.B, l transport.Listener, dial transporttest.DialFunc) {
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			close(accepted)
-			return
-		}
-		accepted <- c
-	}()
-	c, err := dial(testCtx(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	s, ok := <-accepted
-	if !ok {
-		b.Fatal("accept failed")
-	}
-	defer s.Close()
+	c, s := transporttest.Pair(b, l, dial)
 	n := int64(b.N) * benchChunk
 	done := make(chan error, 1)
 	go func() {
@@ -64,10 +44,7 @@ func BenchmarkTCPLoopback(b *testing.B) {
 // BenchmarkWGTunnel is TCP through the WireGuard tunnel (two devices, two
 // netstacks, UDP over 127.0.0.1, MTU 1420).
 func BenchmarkWGTunnel(b *testing.B) {
-	ka, kb := keytest.Seeded(b, 1), keytest.Seeded(b, 2)
-	a := newManager(b, "A", transport.Options{Key: ka})
-	bm := newManager(b, "B", transport.Options{Key: kb})
-	a.AllowKey(kb.Public())
+	a, bm, _, _ := wgManagers(b)
 	l := listen(b, a, "wg://127.0.0.1:0")
 	benchStream(b, l, managerDial(bm, l.Addr()))
 }

@@ -69,7 +69,7 @@ func managerDial(m *transport.Manager, addr string) transporttest.DialFunc {
 
 // wgManagers makes Manager A (key seed 1), which allows B's key, and
 // Manager B (seed 2), and returns them with their keys.
-func wgManagers(t *testing.T) (a, b *transport.Manager, ka, kb key.PrivateKey) {
+func wgManagers(t testing.TB) (a, b *transport.Manager, ka, kb key.PrivateKey) {
 	t.Helper()
 	ka, kb = keytest.Seeded(t, 1), keytest.Seeded(t, 2)
 	a = newManager(t, "A", transport.Options{Key: ka})

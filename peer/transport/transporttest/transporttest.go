@@ -67,7 +67,7 @@ func Run(t *testing.T, mk MakeFunc) {
 	}
 }
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	t.Cleanup(cancel)
 	return ctx
@@ -75,7 +75,7 @@ func ctxFor(t *testing.T) context.Context {
 
 // Pair dials l and accepts the connection, returning both ends. Both are
 // closed when the test ends.
-func Pair(t *testing.T, l transport.Listener, dial DialFunc) (client, server net.Conn) {
+func Pair(t testing.TB, l transport.Listener, dial DialFunc) (client, server net.Conn) {
 	t.Helper()
 	type res struct {
 		c   net.Conn
