@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,13 +118,16 @@ func callTool(t testing.TB, s *session, name string, args any) *mcp.CallToolResu
 }
 
 // structured decodes a tool's structured output into T.
-func structured[T any](res *mcp.CallToolResult) (T, []byte, error) {
+func structured[T any](res *mcp.CallToolResult) (T, error) {
 	var out T
 	b, err := json.Marshal(res.StructuredContent)
-	if err == nil {
-		err = json.Unmarshal(b, &out)
+	if err != nil {
+		return out, err
 	}
-	return out, b, err
+	if err := json.Unmarshal(b, &out); err != nil {
+		return out, fmt.Errorf("structured output %s: %w", b, err)
+	}
+	return out, nil
 }
 
 // callOK calls tool name with args, fails the test on a protocol error or
@@ -135,9 +139,9 @@ func callOK[T any](t testing.TB, s *session, name string, args any) (T, string) 
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, txt)
 	}
-	out, b, err := structured[T](res)
+	out, err := structured[T](res)
 	if err != nil {
-		t.Fatalf("%s: structured output %s: %v", name, b, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out, txt
 }
@@ -151,7 +155,7 @@ func try[T any](t testing.TB, s *session, name string, args any) (T, bool) {
 		var zero T
 		return zero, false
 	}
-	out, _, err := structured[T](res)
+	out, err := structured[T](res)
 	return out, err == nil
 }
 
