@@ -364,7 +364,39 @@ func (x *xfce) openMenu(ctx context.Context, tr *tray, at image.Point, what stri
 		}
 		return false
 	})
-	return s, s.bounds(x.below(), brighter(menuLight)), err
+	if err != nil {
+		return s, s.bounds(x.below(), brighter(menuLight)), err
+	}
+	return x.settledMenu(s)
+}
+
+// menuSettle is how long the menu's bounds must stay the same before a
+// test measures it: GTK may map the menu at the size of the layout it
+// showed last and grow it a moment later (seen once at 235 px against the
+// 251 px the new layout takes, five opens in a row, on a loaded host).
+const menuSettle = 200 * time.Millisecond
+
+// menuSettleTries bounds how many screenshots settledMenu takes (2 s).
+const menuSettleTries = 10
+
+// settledMenu takes screenshots menuSettle apart until the menu's bounds
+// are the same on two in a row, and returns the last one.
+func (x *xfce) settledMenu(s shot) (shot, image.Rectangle, error) {
+	r := s.bounds(x.below(), brighter(menuLight))
+	for range menuSettleTries {
+		time.Sleep(menuSettle)
+		next, err := x.screen()
+		if err != nil {
+			return s, r, err
+		}
+		nr := next.bounds(x.below(), brighter(menuLight))
+		s = next
+		if nr == r {
+			break
+		}
+		r = nr
+	}
+	return s, r, nil
 }
 
 // menuReopens is how many times a test opens the panel's menu before it
