@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,7 +39,7 @@ func TestQuickRun(t *testing.T) {
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
-		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio",
+		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio", "tailcat_tcp_msgs_per_s", "tailcat_msgs_rounds",
 		"scale_lines", "scale_threads", "scale_blobs", "scale_blob_mb", "scale_db_mb", "scale_gen_s", "scale_start_s", "scale_start_empty_s",
 		"scale_threads_ms", "scale_threads_first_ms", "scale_threads_cpu_ms", "scale_open_ms", "scale_open_first_ms", "scale_rss_mb",
 		"presence100_nodes", "presence100_edges", "presence100_diameter", "presence100_initial_s", "presence100_converge_s",
@@ -85,5 +86,24 @@ func TestOnlyFlag(t *testing.T) {
 	}
 	if _, err := parseOptions([]string{"-only", "nope"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("-only nope accepted")
+	}
+}
+
+// TestAlternation: the alternated msgs rounds go A B, B A, A B…, and a
+// binding's figure is the median of its rounds (the mean of the middle two
+// for an even count).
+func TestAlternation(t *testing.T) {
+	var got []int
+	for r := range 4 {
+		got = append(got, altOrder(r, 2)...)
+	}
+	if want := []int{0, 1, 1, 0, 0, 1, 1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	if m := (altRun{rates: []float64{30, 10, 20, 1000, 5}}).median(); m != 20 {
+		t.Fatalf("median of 5 rounds = %v, want 20", m)
+	}
+	if m := (altRun{rates: []float64{40, 10, 20, 30}}).median(); m != 25 {
+		t.Fatalf("median of 4 rounds = %v, want 25", m)
 	}
 }

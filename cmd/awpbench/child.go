@@ -75,6 +75,7 @@ func childMain(args []string) int {
 	fs.TextVar(&peerKey, "peer", key.PublicKey{}, "sender: the receiver's public key")
 	addr := fs.String("addr", "", "sender: address to connect to (msgs, blob)")
 	n := fs.Int("n", 0, "sender: messages to send (msgs, resume)")
+	rounds := fs.Int("rounds", 1, "sender, msgs mode: send n msgs this many times, each round in a new thread after a \"go\" on stdin (1: once, at once)")
 	workers := fs.Int("workers", 128, "sender: goroutines calling Send")
 	blob := fs.String("blob", "", "sender: file to send as a blob")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this child")
@@ -118,7 +119,7 @@ func childMain(args []string) int {
 		defer stop()
 	}
 	c := &child{role: *role, mode: *mode, data: *data, keyFile: *keyFile, peerKey: peerKey, addr: *addr,
-		n: *n, workers: max(*workers, 1), blob: *blob, nosync: *nosync, warm: *warm, emit: emit, stdin: bufio.NewScanner(os.Stdin),
+		n: *n, rounds: max(*rounds, 1), workers: max(*workers, 1), blob: *blob, nosync: *nosync, warm: *warm, emit: emit, stdin: bufio.NewScanner(os.Stdin),
 		listen: *listen, trust: trust, derpMap: *derpMap, rawBytes: *rawBytes, heartbeat: *heartbeat, window: *window}
 	if *memprofile != "" {
 		c.mem = startMemWatch(*memprofile)
@@ -134,7 +135,7 @@ type child struct {
 	role, mode, data, keyFile, addr, blob string
 	listen, derpMap                       string
 	peerKey, trust                        key.PublicKey
-	n, workers                            int
+	n, rounds, workers                    int
 	rawBytes                              int64
 	heartbeat, window                     time.Duration
 	nosync, warm                          bool
@@ -306,16 +307,24 @@ func (c *child) sender() error {
 		if err := c.connectTimed(ctx); err != nil {
 			return err
 		}
-		start := time.Now()
-		th, err := c.sendMany(ctx)
-		if err != nil {
-			return err
+		for range c.rounds {
+			if c.rounds > 1 {
+				// The parent alternates this pair's rounds with another's.
+				if cmd := c.command(); cmd != "go" {
+					return fmt.Errorf("want go, got %q", cmd)
+				}
+			}
+			start := time.Now()
+			th, err := c.sendMany(ctx)
+			if err != nil {
+				return err
+			}
+			sent := time.Since(start)
+			if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+				return err
+			}
+			c.emit(childMsg{Event: "result", N: c.n, SendS: sent.Seconds(), AckedS: time.Since(start).Seconds()})
 		}
-		sent := time.Since(start)
-		if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
-			return err
-		}
-		c.emit(childMsg{Event: "result", N: c.n, SendS: sent.Seconds(), AckedS: time.Since(start).Seconds()})
 	case "resume":
 		start := time.Now()
 		th, err := c.sendMany(ctx)

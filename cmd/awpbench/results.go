@@ -78,7 +78,11 @@ type results struct {
 	TailcatRawMBs      float64 `json:"tailcat_raw_mb_s,omitempty"`
 	TailcatBlobRatio   float64 `json:"tailcat_blob_ratio,omitempty"` // tailcat_blob_mb_s / tailcat_raw_mb_s
 	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
-	TailcatMsgsRatio   float64 `json:"tailcat_msgs_ratio,omitempty"` // tailcat_msgs_per_s / tunnel_tcp_msgs_per_s
+	TailcatMsgsRatio   float64 `json:"tailcat_msgs_ratio,omitempty"` // tailcat_msgs_per_s / tailcat_tcp_msgs_per_s
+	// tailcat_msgs_per_s and tailcat_tcp_msgs_per_s are medians of
+	// tailcat_msgs_rounds rounds each, tcp's and tailcat's alternated.
+	TailcatTCPMsgsPerS float64 `json:"tailcat_tcp_msgs_per_s,omitempty"`
+	TailcatMsgsRounds  int     `json:"tailcat_msgs_rounds,omitempty"`
 	RSSTailcatSenderMB float64 `json:"rss_tailcat_sender_mb,omitempty"`
 	RSSTailcatRecvMB   float64 `json:"rss_tailcat_receiver_mb,omitempty"`
 
