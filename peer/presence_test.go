@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/graph"
 	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
@@ -130,22 +131,7 @@ func TestPresenceMesh(t *testing.T) {
 		link(rng.IntN(N), rng.IntN(N))
 	}
 	// Hop distances from the origin.
-	dist := make([]int, N)
-	for i := range dist {
-		dist[i] = -1
-	}
-	dist[0] = 0
-	queue := []int{0}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		for j := range adj[i] {
-			if dist[j] < 0 {
-				dist[j] = dist[i] + 1
-				queue = append(queue, j)
-			}
-		}
-	}
+	dist := graph.Hops(adj, 0)
 	// Let the documents of the joins settle first: each session greets its
 	// peer with every document the node holds and each is relayed on, about
 	// 10,000 lines here, which a loaded machine (CI runs the crash tests of

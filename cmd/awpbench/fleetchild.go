@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/graph"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
@@ -275,23 +276,7 @@ func regularGraph(n, degree int, rng *rand.Rand) ([][2]int, int) {
 		}
 		diameter := 0
 		for s := range n {
-			dist := make([]int, n)
-			for i := range dist {
-				dist[i] = -1
-			}
-			dist[s] = 0
-			queue := []int{s}
-			for len(queue) > 0 {
-				x := queue[0]
-				queue = queue[1:]
-				for y := range adj[x] {
-					if dist[y] < 0 {
-						dist[y] = dist[x] + 1
-						queue = append(queue, y)
-					}
-				}
-			}
-			for _, d := range dist {
+			for _, d := range graph.Hops(adj, s) {
 				if d < 0 {
 					ok = false
 				}
