@@ -275,19 +275,29 @@ func (b *bench) tunnelTCP() error {
 
 // tunnelWorkloads runs msgs then blob over bd at the tunnel sizes.
 func (b *bench) tunnelWorkloads(name string, bd binding) (msgsRun, blobRun, error) {
-	path, sum, err := b.tunnelFile()
-	if err != nil {
+	if _, _, err := b.tunnelFile(); err != nil {
 		return msgsRun{}, blobRun{}, err
 	}
 	m, err := b.runMsgs(name+"-msgs", b.o.tunnelN, b.o.workers, bd)
 	if err != nil {
 		return m, blobRun{}, fmt.Errorf("msgs: %w", err)
 	}
+	br, err := b.tunnelBlobRun(name, bd)
+	return m, br, err
+}
+
+// tunnelBlobRun sends the tunnel figures' blob (-tunnel-blob-mib, made
+// once a run) over bd; name names the pair.
+func (b *bench) tunnelBlobRun(name string, bd binding) (blobRun, error) {
+	path, sum, err := b.tunnelFile()
+	if err != nil {
+		return blobRun{}, err
+	}
 	br, err := b.runBlob(name+"-blob", path, sum, int64(b.o.tunnelBlobMiB)<<20, bd)
 	if err != nil {
-		return m, br, fmt.Errorf("blob: %w", err)
+		return br, fmt.Errorf("blob: %w", err)
 	}
-	return m, br, nil
+	return br, nil
 }
 
 // goalWGBlobRatio is issue 5's: AWP blob throughput over wg at least 70%
@@ -432,13 +442,9 @@ func (b *bench) tailcatFig() error {
 		return fmt.Errorf("msgs: %w", err)
 	}
 	tcpAlt, m := alt[0], alt[1]
-	path, sum, err := b.tunnelFile()
+	br, err := b.tunnelBlobRun("tailcat", bd)
 	if err != nil {
 		return err
-	}
-	br, err := b.runBlob("tailcat-blob", path, sum, int64(o.tunnelBlobMiB)<<20, bd)
-	if err != nil {
-		return fmt.Errorf("blob: %w", err)
 	}
 	r.TailcatMsgsRounds = tailcatMsgsRounds
 	r.TailcatMsgsPerS = round(m.median(), 0)
