@@ -40,26 +40,6 @@ type command struct {
 	run     func(e *env, args []string) error
 }
 
-// commands lists every command in the order `awp help` shows them; each
-// is defined in its group's file. (Set in init: help refers to the list.)
-var commands []*command
-
-func init() {
-	commands = []*command{
-		cmdID, cmdRun, cmdStatus, cmdConnect,
-		cmdSend, cmdState, cmdThreads, cmdShow,
-		cmdPeers, cmdTrust, cmdUntrust,
-		cmdBlobs, cmdBlob, cmdWatch,
-		cmdRetention, cmdCompact,
-		cmdPending, cmdDecide,
-		cmdGrant, cmdGrants, cmdRevoke, cmdRequest,
-		cmdPresence, cmdMirror, cmdPrivate, cmdSandbox,
-		cmdInvite, cmdAdd, cmdMCP,
-		cmdService,
-		cmdVersion, cmdCompletion, cmdHelp,
-	}
-}
-
 // lookup finds a command by name (hidden helpers too).
 func lookup(name string) *command {
 	for _, c := range append(commands, cmdComplete) {
@@ -90,7 +70,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			fmt.Fprint(stdout, topUsage())
 			return exitOK
 		case "-version", "--version":
-			c, args = cmdVersion, args[:1]
+			c, args = lookup("version"), args[:1]
 		default:
 			fmt.Fprintf(stderr, "awp: unknown command %q%s\n`awp help` lists the commands.\n", args[0], suggest(args[0]))
 			return exitUsage
@@ -98,7 +78,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	err := c.run(e, args[1:])
 	label := c.name
-	if c == cmdBlob && len(args) > 1 && args[1] == "get" {
+	if c.name == "blob" && len(args) > 1 && args[1] == "get" {
 		label = "blob get"
 	}
 	var ue *usageError

@@ -16,20 +16,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdBlobs = &command{
-	name:    "blobs",
-	usage:   "awp blobs [--data DIR] [--json]",
-	summary: "lists blobs received and sent",
-	run:     runBlobs,
-}
-
-var cmdBlob = &command{
-	name:    "blob",
-	usage:   "awp blob get [--data DIR] [--from KEY] [-o FILE] REF",
-	summary: "writes a received blob to FILE (default stdout); exit 1 unless complete and intact",
-	run:     runBlob,
-}
-
 func runBlobs(e *env, args []string) error {
 	return runList(e, args, "blobs", (*localapi.Client).Blobs, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS", func(b peer.BlobInfo) []string {
 		return []string{b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), strconv.FormatInt(b.Size, 10), blobStatus(b)}

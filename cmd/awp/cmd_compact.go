@@ -9,13 +9,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/store"
 )
 
-var cmdCompact = &command{
-	name:    "compact",
-	usage:   "awp compact [--data DIR] [--json]",
-	summary: "rewrites the store without its free pages, giving the space back (stop the peer first)",
-	run:     runCompact,
-}
-
 // compactReport is how often `awp compact` reports its progress on stderr.
 const compactReport = time.Second
 

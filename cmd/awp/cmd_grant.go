@@ -21,38 +21,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-var cmdGrant = &command{
-	name:    "grant",
-	usage:   "awp grant [--data DIR] --to KEY --caps C[,C…] --ttl DURATION [--on KEY]… [--note N]",
-	summary: "signs a grant with this identity and sends it to KEY; prints the grant object",
-	run:     runGrant,
-}
-
-var cmdGrants = &command{
-	name:    "grants",
-	usage:   "awp grants [--data DIR] [--json]",
-	summary: "lists stored grants, issued and received",
-	run:     runGrants,
-}
-
-var cmdRevoke = &command{
-	name:    "revoke",
-	usage:   "awp revoke [--data DIR] ID",
-	summary: "stops honoring a stored grant (ID from `awp grants`)",
-	run:     runRevoke,
-}
-
-var cmdRequest = &command{
-	name: "request",
-	usage: "awp request [--data DIR] exec|fs:read|fs:write --to KEY [--grant FILE]… [--th TH] [--timeout D] " +
-		"[exec: --cmd STRING | -- ARGV…] [--cwd DIR] [--env K=V]… [--stdin S | --stdin-file F] [--exec-timeout SECONDS] " +
-		"[fs:read: --path P [--offset N] [--length N]] " +
-		"[fs:write: --path P (--content S | --content-file F) [--base64] [--append] [--mkdir]] " +
-		"[--data-json JSON]",
-	summary: "sends a profile request and waits for the answer; prints the result's data",
-	run:     runRequest,
-}
-
 // defaultRequestTimeout bounds `awp request`: long enough for an approval
 // (the node's default deadline is 5 minutes) and a command after it.
 const defaultRequestTimeout = 10 * time.Minute

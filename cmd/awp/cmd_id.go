@@ -8,13 +8,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/key"
 )
 
-var cmdID = &command{
-	name:    "id",
-	usage:   "awp id [--data DIR] [--keyring keyring|file] [--json]",
-	summary: "prints this peer's key, creating the identity if there is none",
-	run:     runID,
-}
-
 func runID(e *env, args []string) error {
 	fs := newFlags("id")
 	keyring := fs.String("keyring", "", "where the identity lives: keyring (default, or $AWP_KEYRING) or file")

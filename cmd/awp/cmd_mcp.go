@@ -19,13 +19,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdMCP = &command{
-	name:    "mcp",
-	usage:   "awp mcp [--data DIR] [--run [the flags of awp run…]]",
-	summary: "serves AWP as MCP tools to a coding agent on stdin/stdout (--run: starts the peer too)",
-	run:     runMCP,
-}
-
 // mcpStdin is what `awp mcp` reads JSON-RPC from.
 var mcpStdin io.ReadCloser = os.Stdin
 

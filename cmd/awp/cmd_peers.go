@@ -12,41 +12,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdStatus = &command{
-	name:    "status",
-	usage:   "awp status [--data DIR] [--json]",
-	summary: `prints the running peer's {"key","name","listen":[…]}`,
-	run:     runStatus,
-}
-
-var cmdConnect = &command{
-	name:    "connect",
-	usage:   "awp connect [--data DIR] [--timeout DURATION] [--json] ADDR",
-	summary: "asks the running peer to dial ADDR and keep it up; prints the remote key",
-	run:     runConnect,
-}
-
-var cmdPeers = &command{
-	name:    "peers",
-	usage:   "awp peers [--data DIR] [--json]",
-	summary: "lists known peers",
-	run:     runPeers,
-}
-
-var cmdTrust = &command{
-	name:    "trust",
-	usage:   "awp trust [--data DIR] KEY",
-	summary: "adds KEY to the trust list",
-	run:     func(e *env, args []string) error { return runTrust(e, "trust", args, true) },
-}
-
-var cmdUntrust = &command{
-	name:    "untrust",
-	usage:   "awp untrust [--data DIR] KEY",
-	summary: "removes KEY from the trust list",
-	run:     func(e *env, args []string) error { return runTrust(e, "untrust", args, false) },
-}
-
 // defaultConnectTimeout bounds `awp connect` so a script never hangs on an
 // address that never answers.
 const defaultConnectTimeout = time.Minute

@@ -10,20 +10,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdPending = &command{
-	name:    "pending",
-	usage:   "awp pending [--data DIR] [--json]",
-	summary: "lists requests waiting for a decision",
-	run:     runPending,
-}
-
-var cmdDecide = &command{
-	name:    "decide",
-	usage:   "awp decide [--data DIR] [--for DURATION] [--reason R] ID allow|deny",
-	summary: "answers a pending request (allow --for D also issues a grant valid for D)",
-	run:     runDecide,
-}
-
 func runPending(e *env, args []string) error {
 	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE\tREQUEST", func(p peer.ApprovalRequest) []string {
 		return []string{p.ID, string(p.Kind), shortKey(p.From), fmt.Sprint(p.Caps), p.Th, p.Deadline, requestText(p)}

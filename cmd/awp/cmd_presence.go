@@ -13,41 +13,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
-var cmdPresence = &command{
-	name:    "presence",
-	usage:   "awp presence [--data DIR] [--json] | awp presence [--data DIR] [--json] detail [full|peers|none]",
-	summary: "lists the presence table; `presence detail` shows or sets what this peer publishes",
-	run:     runPresence,
-}
-
-var cmdMirror = &command{
-	name:    "mirror",
-	usage:   "awp mirror [--data DIR] hosts [--clear] [KEY…] | awp mirror [--data DIR] on|off TH",
-	summary: "shows or sets the mirror hosts; switches mirroring of a thread on or off",
-	run:     runMirror,
-}
-
-var cmdPrivate = &command{
-	name:    "private",
-	usage:   "awp private [--data DIR] [--from SHARER] TH",
-	summary: "asks the other party to stop mirroring thread TH (sends a private line)",
-	run:     runPrivate,
-}
-
-var cmdInvite = &command{
-	name:    "invite",
-	usage:   "awp invite [--data DIR] [--json]",
-	summary: "prints this peer's invite",
-	run:     runInvite,
-}
-
-var cmdAdd = &command{
-	name:    "add",
-	usage:   "awp add [--data DIR] [--timeout DURATION] [--json] INVITE",
-	summary: "adds the peer an invite describes and connects; prints its key",
-	run:     runAdd,
-}
-
 func runPresence(e *env, args []string) error {
 	fs := newFlags("presence")
 	asJSON := fs.jsonFlag(false)

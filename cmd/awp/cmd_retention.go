@@ -8,13 +8,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdRetention = &command{
-	name:    "retention",
-	usage:   "awp retention [--data DIR] [--keep-threads D] [--keep-blobs D] [--json]",
-	summary: "shows or sets how long threads and blobs of closed threads are kept (D: 90d, 36h or off)",
-	run:     runRetention,
-}
-
 // runRetention shows the running peer's retention, after changing what the
 // flags give.
 func runRetention(e *env, args []string) error {

@@ -17,17 +17,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
-var cmdRun = &command{
-	name: "run",
-	usage: "awp run [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--dial ADDR]… [--name N] [--about A] " +
-		"[--workspace DIR] [--trust KEY]… [--accept any|known|trusted] [--mirror-to KEY]… " +
-		"[--presence full|peers|none] [--harness H] [--model M] [--approve deny|ask] [--approval-timeout D] " +
-		"[--exec-sandbox auto|bwrap|none] [--exec-network=false] " +
-		"[--allow-public-tcp] [--tailcat-relay R] [--keep-threads D] [--keep-blobs D] [--verbose]",
-	summary: "runs the peer in the foreground until SIGINT/SIGTERM",
-	run:     runRun,
-}
-
 // defaultListen is where `awp run` listens when no --listen is given:
 // loopback TCP on a free port (logged once bound, and shown by
 // `awp status`).

@@ -2,13 +2,6 @@ package main
 
 import "github.com/awp-tray/awp-tray/peer/profile"
 
-var cmdSandbox = &command{
-	name:    "sandbox",
-	usage:   "awp sandbox [--data DIR] [--json] [auto|bwrap|none]",
-	summary: "shows or sets how exec requests run: in the bubblewrap sandbox, or unsandboxed as you",
-	run:     runSandbox,
-}
-
 // runSandbox is `awp sandbox [auto|bwrap|none]`: without an argument it
 // prints how exec runs; with one it sets the mode (stored for the next
 // start, where `awp run --exec-sandbox` is not given).

@@ -13,21 +13,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-var cmdSend = &command{
-	name: "send",
-	usage: "awp send [--data DIR] --to KEY [--th TH] [--subject S] [--text T]… [--code-file F [--lang L]] " +
-		"[--data-json JSON [--mime M]] [--blob FILE]… [--re ID]",
-	summary: "queues one msg (durably); parts in order: texts, code, data, blobs",
-	run:     runSend,
-}
-
-var cmdState = &command{
-	name:    "state",
-	usage:   "awp state [--data DIR] --th TH [--note N] STATE",
-	summary: "queues a state line (open, working, waiting, done, failed, closed…)",
-	run:     runState,
-}
-
 // sendOptions are the flags of `awp send`.
 type sendOptions struct {
 	to, th, subject, re string

@@ -15,13 +15,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
-var cmdService = &command{
-	name:    "service",
-	usage:   "awp service [--data DIR] install [awp run flags…] | awp service uninstall | awp service print [awp run flags…]",
-	summary: "runs `awp run` at login as a systemd user unit: writes, enables and starts it (install), or removes it",
-	run:     runService,
-}
-
 // probeRunning bounds the dial that asks whether a peer already answers
 // on the data directory's socket: a live one accepts at once.
 const probeRunning = time.Second

@@ -13,20 +13,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-var cmdThreads = &command{
-	name:    "threads",
-	usage:   "awp threads [--data DIR] [--json]",
-	summary: "lists threads, newest activity first",
-	run:     runThreads,
-}
-
-var cmdShow = &command{
-	name:    "show",
-	usage:   "awp show [--data DIR] [--from SHARER] [--json] [--mark-read] TH",
-	summary: "prints a thread's lines in order (--from: a thread mirrored from SHARER)",
-	run:     runShow,
-}
-
 func runThreads(e *env, args []string) error {
 	return runList(e, args, "threads", (*localapi.Client).Threads, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED", func(t peer.ThreadInfo) []string {
 		who := shortKey(t.Peer)

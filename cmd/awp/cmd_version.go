@@ -8,13 +8,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-var cmdVersion = &command{
-	name:    "version",
-	usage:   "awp version [--json]   (also: awp --version)",
-	summary: "prints the version of awp and the commit it was built from",
-	run:     runVersion,
-}
-
 // buildInfo is what `awp version --json` prints.
 type buildInfo struct {
 	Version  string `json:"version"`            // the software's version (peer.Version, also in presence)

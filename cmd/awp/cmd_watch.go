@@ -9,13 +9,6 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 )
 
-var cmdWatch = &command{
-	name:    "watch",
-	usage:   "awp watch [--data DIR] [--json]",
-	summary: "streams the running peer's events until interrupted (--json: one object per line)",
-	run:     runWatch,
-}
-
 func runWatch(e *env, args []string) error {
 	fs := newFlags("watch")
 	asJSON := fs.Bool("json", false, "print each event as one JSON object per line")

@@ -10,21 +10,6 @@ import (
 	"strings"
 )
 
-var cmdCompletion = &command{
-	name:    "completion",
-	usage:   "awp completion bash|zsh|fish",
-	summary: "prints a shell completion script (bash: source <(awp completion bash))",
-	run:     runCompletion,
-}
-
-// The hidden helper the completion scripts call for values that only the
-// running peer knows: `awp __complete keys|threads [--data DIR]`.
-var cmdComplete = &command{
-	name:  "__complete",
-	usage: "awp __complete keys|threads [--data DIR]",
-	run:   runComplete,
-}
-
 // words lists the positional words a command takes, by position, for
 // completion ("" where any text goes).
 var words = map[string][][]string{

@@ -27,7 +27,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
 			args := []string{c.name, "-h"}
-			if c == cmdBlob {
+			if c.name == "blob" {
 				args = []string{"blob", "get", "-h"}
 			}
 			code, out, errs := awp(t, context.Background(), args...)

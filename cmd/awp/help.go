@@ -9,13 +9,6 @@ import (
 	"text/tabwriter"
 )
 
-var cmdHelp = &command{
-	name:    "help",
-	usage:   "awp help [COMMAND]",
-	summary: "prints this list, or one command's usage and flags",
-	run:     runHelp,
-}
-
 func runHelp(e *env, args []string) error {
 	fs := newFlags("help")
 	pos, err := fs.parse(args)
@@ -50,7 +43,7 @@ func (h *helpRequest) Unwrap() error { return flag.ErrHelp }
 func flagsOf(c *command) error {
 	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 	args := []string{"-h"}
-	if c == cmdBlob {
+	if c.name == "blob" {
 		args = []string{"get", "-h"}
 	}
 	return c.run(e, args)
