@@ -320,10 +320,9 @@ func (c *child) sender() error {
 				return err
 			}
 			sent := time.Since(start)
-			if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+			if err := c.resultAcked(th, start, childMsg{SendS: sent.Seconds()}); err != nil {
 				return err
 			}
-			c.emit(childMsg{Event: "result", N: c.n, SendS: sent.Seconds(), AckedS: time.Since(start).Seconds()})
 		}
 	case "resume":
 		start := time.Now()
@@ -342,10 +341,9 @@ func (c *child) sender() error {
 			return err
 		}
 		connected := time.Since(t0)
-		if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+		if err := c.resultAcked(th, t0, childMsg{ConnectS: connected.Seconds()}); err != nil {
 			return err
 		}
-		c.emit(childMsg{Event: "result", N: c.n, ConnectS: connected.Seconds(), AckedS: time.Since(t0).Seconds()})
 	case "blob":
 		if err := c.connectTimed(ctx); err != nil {
 			return err
@@ -361,6 +359,17 @@ func (c *child) sender() error {
 	default:
 		return fmt.Errorf("sender: unknown mode %q", c.mode)
 	}
+	return nil
+}
+
+// resultAcked waits until the c.n msgs of th are acked and reports r as
+// the "result", with the seconds from start until then (AckedS).
+func (c *child) resultAcked(th string, start time.Time, r childMsg) error {
+	if err := c.waitAcked(th, c.n, 10*time.Minute); err != nil {
+		return err
+	}
+	r.Event, r.N, r.AckedS = "result", c.n, time.Since(start).Seconds()
+	c.emit(r)
 	return nil
 }
 
