@@ -12,6 +12,8 @@ type testDB struct {
 	t    testing.TB
 	dir  string
 	opts Options
+
+	queued int // lines queue has appended: their ids are testID(1…queued)
 }
 
 // mustOpen opens a store on a fresh temp dir.

@@ -12,14 +12,16 @@ import (
 )
 
 // queue appends n lines to peer's outbox, alternating over ths, and returns
-// the entries as written (Seq set). ids continue from *next.
-func queue(t *testing.T, db *testDB, peer key.PublicKey, ths []string, n int, next *int) []Out {
-	t.Helper()
+// the entries as written (Seq set). Their ids continue from the lines queued
+// before in db, for any peer.
+func (db *testDB) queue(peer key.PublicKey, ths []string, n int) []Out {
+	db.t.Helper()
 	var outs []Out
 	db.update(func(tx *Tx) error {
 		for i := 0; i < n; i++ {
-			*next++
-			o := Out{Th: ths[i%len(ths)], ID: testID(*next), LineSeq: uint64(100 + *next), Raw: []byte(fmt.Sprintf(`{"t":"msg","n":%d}`, *next))}
+			db.queued++
+			next := db.queued
+			o := Out{Th: ths[i%len(ths)], ID: testID(next), LineSeq: uint64(100 + next), Raw: []byte(fmt.Sprintf(`{"t":"msg","n":%d}`, next))}
 			seq, err := tx.AppendOutbox(peer, o)
 			if err != nil {
 				return err
@@ -48,8 +50,7 @@ func outboxIDs(t *testing.T, db *testDB, peer key.PublicKey) []string {
 func TestOutboxAppendAndPage(t *testing.T) {
 	db := mustOpen(t)
 	p := keytest.NewPublic(t)
-	next := 0
-	want := queue(t, db, p, []string{"thr_a", "thr_b"}, 25, &next)
+	want := db.queue(p, []string{"thr_a", "thr_b"}, 25)
 	for i, o := range want {
 		if o.Seq != uint64(i+1) {
 			t.Fatalf("entry %d seq %d", i, o.Seq)
@@ -127,10 +128,9 @@ func TestOutboxAppendAndPage(t *testing.T) {
 func TestAckOutbox(t *testing.T) {
 	db := mustOpen(t)
 	p, other := keytest.NewPublic(t), keytest.NewPublic(t)
-	next := 0
 	// a1 b1 a2 b2 a3 b3 ... for p; the same threads for other.
-	outs := queue(t, db, p, []string{"thr_a", "thr_b"}, 10, &next)
-	otherOuts := queue(t, db, other, []string{"thr_a", "thr_b"}, 4, &next)
+	outs := db.queue(p, []string{"thr_a", "thr_b"}, 10)
+	otherOuts := db.queue(other, []string{"thr_a", "thr_b"}, 4)
 	idsOf := func(th string, outs []Out) []string {
 		var ids []string
 		for _, o := range outs {
@@ -212,8 +212,7 @@ func TestAckOutbox(t *testing.T) {
 func TestAckOutboxOtherThreadsID(t *testing.T) {
 	db := mustOpen(t)
 	p := keytest.NewPublic(t)
-	next := 0
-	outs := queue(t, db, p, []string{"thr_a", "thr_b"}, 6, &next) // a1 b1 a2 b2 a3 b3
+	outs := db.queue(p, []string{"thr_a", "thr_b"}, 6) // a1 b1 a2 b2 a3 b3
 	db.update(func(tx *Tx) error {
 		// thr_a, but of is b2 (outbox seq 4): a1 and a2 (seqs 1, 3) must stay.
 		ls, ok, err := tx.AckOutbox(p, "thr_a", outs[3].ID)
@@ -237,8 +236,7 @@ func TestAckOutboxOtherThreadsID(t *testing.T) {
 func TestDropOutbox(t *testing.T) {
 	db := mustOpen(t)
 	p := keytest.NewPublic(t)
-	next := 0
-	queue(t, db, p, []string{"thr_a"}, 4, &next)
+	db.queue(p, []string{"thr_a"}, 4)
 	var outs []Out
 	db.view(func(tx *Tx) error {
 		var err error
@@ -275,9 +273,8 @@ func TestDropOutbox(t *testing.T) {
 func TestOutboxPeers(t *testing.T) {
 	db := mustOpen(t)
 	p1, p2, p3 := keytest.NewPublic(t), keytest.NewPublic(t), keytest.NewPublic(t)
-	next := 0
-	o1 := queue(t, db, p1, []string{"thr_a"}, 3, &next)
-	queue(t, db, p2, []string{"thr_a"}, 1, &next)
+	o1 := db.queue(p1, []string{"thr_a"}, 3)
+	db.queue(p2, []string{"thr_a"}, 1)
 	db.view(func(tx *Tx) error {
 		if got := tx.OutboxPeers(); !sameSet(got, []key.PublicKey{p1, p2}) {
 			t.Fatalf("OutboxPeers = %v", got)
@@ -306,8 +303,7 @@ func TestOutboxPeers(t *testing.T) {
 func TestOutboxLenInWriteTx(t *testing.T) {
 	db := mustOpen(t)
 	p1, p2 := keytest.NewPublic(t), keytest.NewPublic(t)
-	next := 0
-	o2 := queue(t, db, p2, []string{"thr_a"}, 2, &next)
+	o2 := db.queue(p2, []string{"thr_a"}, 2)
 	db.update(func(tx *Tx) error {
 		if _, err := tx.AppendOutbox(p1, Out{Th: "thr_a", ID: testID(100)}); err != nil {
 			return err
@@ -355,8 +351,7 @@ func sameSet[T comparable](a, b []T) bool {
 func TestOutboxIndexRollbackAndRebuild(t *testing.T) {
 	db := mustOpen(t)
 	p := keytest.NewPublic(t)
-	next := 0
-	outs := queue(t, db, p, []string{"thr_a"}, 4, &next)
+	outs := db.queue(p, []string{"thr_a"}, 4)
 	boom := errors.New("boom")
 	err := db.DB.Update(func(tx *Tx) error {
 		if _, err := tx.AppendOutbox(p, Out{Th: "thr_a", ID: testID(900), LineSeq: 99, Raw: []byte(`{}`)}); err != nil {
