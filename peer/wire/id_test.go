@@ -176,11 +176,25 @@ func TestIDGenConcurrent(t *testing.T) {
 	}
 }
 
+// validCase is a text and whether a validator accepts it.
+type validCase struct {
+	s  string
+	ok bool
+}
+
+// checkValid checks that valid (named name) accepts exactly the cases
+// marked ok.
+func checkValid(t *testing.T, name string, valid func(string) bool, cases []validCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := valid(c.s); got != c.ok {
+			t.Errorf("%s(%q) = %v, want %v", name, c.s, got, c.ok)
+		}
+	}
+}
+
 func TestValidID(t *testing.T) {
-	for _, c := range []struct {
-		s  string
-		ok bool
-	}{
+	checkValid(t, "ValidID", ValidID, []validCase{
 		{"01J9ZX0000000000000000000A", true},
 		{"01ARZ3NDEKTSV4RRFFQ69G5FAV", true},
 		{"7ZZZZZZZZZZZZZZZZZZZZZZZZZ", true},
@@ -198,18 +212,11 @@ func TestValidID(t *testing.T) {
 		{"01J9ZX00000000000000000-0A", false},
 		{"01J9ZX00000000000000000 0A", false},
 		{"01J9ZX0000000000000000000\u00e9"[:26], false},
-	} {
-		if got := ValidID(c.s); got != c.ok {
-			t.Errorf("ValidID(%q) = %v, want %v", c.s, got, c.ok)
-		}
-	}
+	})
 }
 
 func TestValidThread(t *testing.T) {
-	for _, c := range []struct {
-		s  string
-		ok bool
-	}{
+	checkValid(t, "ValidThread", ValidThread, []validCase{
 		{"thr_9k2", true},
 		{"thr_a", true},
 		{"thr_" + strings.Repeat("z", 32), true},
@@ -224,11 +231,7 @@ func TestValidThread(t *testing.T) {
 		{"thr_a b", false},
 		{"thr_\u00e9", false},
 		{"xthr_abc", false},
-	} {
-		if got := ValidThread(c.s); got != c.ok {
-			t.Errorf("ValidThread(%q) = %v, want %v", c.s, got, c.ok)
-		}
-	}
+	})
 }
 
 func TestNewThread(t *testing.T) {
