@@ -191,6 +191,21 @@ func (e *env) clientNoArgs(fs *flagSet, args []string) (*localapi.Client, error)
 	return e.client(fs)
 }
 
+// askPeer parses a command's flags, refuses positional arguments and asks
+// the running peer with get (a localapi.Client method, such as
+// (*localapi.Client).Identity): the start every command that prints one
+// answer shares. A failed request is wrapped for the user (env.wrap) under
+// the command's name.
+func askPeer[T any](e *env, fs *flagSet, args []string, name string, get func(*localapi.Client, context.Context) (T, error)) (T, error) {
+	c, err := e.clientNoArgs(fs, args)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := get(c, e.ctx)
+	return v, e.wrap(name, err)
+}
+
 // stringList is a repeatable string flag.
 type stringList []string
 

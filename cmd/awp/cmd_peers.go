@@ -19,13 +19,9 @@ const defaultConnectTimeout = time.Minute
 func runStatus(e *env, args []string) error {
 	fs := newFlags("status")
 	fs.jsonFlag(true)
-	c, err := e.clientNoArgs(fs, args)
+	id, err := askPeer(e, fs, args, "status", (*localapi.Client).Identity)
 	if err != nil {
 		return err
-	}
-	id, err := c.Identity(e.ctx)
-	if err != nil {
-		return e.wrap("status", err)
 	}
 	return writeJSON(e.stdout, id)
 }

@@ -154,13 +154,9 @@ func runPrivate(e *env, args []string) error {
 func runInvite(e *env, args []string) error {
 	fs := newFlags("invite")
 	asJSON := fs.jsonFlag(false)
-	c, err := e.clientNoArgs(fs, args)
+	inv, err := askPeer(e, fs, args, "invite", (*localapi.Client).Invite)
 	if err != nil {
 		return err
-	}
-	inv, err := c.Invite(e.ctx)
-	if err != nil {
-		return e.wrap("invite", err)
 	}
 	return e.answer(*asJSON, map[string]string{"invite": inv}, inv)
 }

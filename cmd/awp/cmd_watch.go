@@ -7,18 +7,15 @@ import (
 	"io"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/localapi"
 )
 
 func runWatch(e *env, args []string) error {
 	fs := newFlags("watch")
 	asJSON := fs.Bool("json", false, "print each event as one JSON object per line")
-	c, err := e.clientNoArgs(fs, args)
+	w, err := askPeer(e, fs, args, "watch", (*localapi.Client).Watch)
 	if err != nil {
 		return err
-	}
-	w, err := c.Watch(e.ctx)
-	if err != nil {
-		return e.wrap("watch", err)
 	}
 	defer w.Close()
 	for {

@@ -18,13 +18,9 @@ import (
 func runList[T any](e *env, args []string, name string, fetch func(*localapi.Client, context.Context) ([]T, error), header string, row func(T) []string) error {
 	fs := newFlags(name)
 	asJSON := fs.jsonFlag(false)
-	c, err := e.clientNoArgs(fs, args)
+	items, err := askPeer(e, fs, args, name, fetch)
 	if err != nil {
 		return err
-	}
-	items, err := fetch(c, e.ctx)
-	if err != nil {
-		return e.wrap(name, err)
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, items)
