@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/nodetest"
+	"github.com/awp-tray/awp-tray/internal/procstat"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -19,17 +17,8 @@ import (
 
 // rssKB is this process's resident set (VmRSS), in KiB; 0 when unknown.
 func rssKB() int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	return 0
+	n, _ := procstat.StatusKiB(procstat.Self, "VmRSS")
+	return int(n)
 }
 
 // BenchmarkOpenLargestThread fills a real node with 100 threads and

@@ -10,13 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/awp-tray/awp-tray/internal/procstat"
 )
 
 // realInnerEnv tells TestRealKeyringInner that TestRealKeyring started it
@@ -97,13 +98,8 @@ func killDaemons(t *testing.T, home string) {
 // daemonsWithHome lists the running (not zombie) gnome-keyring-daemon
 // processes whose environment has HOME=home.
 func daemonsWithHome(home string) []int {
-	ents, _ := os.ReadDir("/proc")
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range procstat.Pids() {
 		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 		if err != nil || !strings.HasPrefix(string(comm), "gnome-keyring") {
 			continue

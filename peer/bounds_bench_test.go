@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/procstat"
 	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
@@ -42,19 +42,12 @@ func procFDs(t testing.TB) int {
 // rssBytes reads this process's resident memory (-1 when it cannot).
 func rssBytes(t testing.TB) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	kib, err := procstat.StatusKiB(procstat.Self, "VmRSS")
 	if err != nil {
 		t.Logf("reading RSS: %v", err)
 		return -1
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			f := strings.Fields(l)
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return -1
+	return kib << 10
 }
 
 // announce sends msgs in th announcing blobs refs of size bytes each, 100

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/internal/procstat"
 )
 
 // The figures of issue 20 item 1, measured on the real binary: start →
@@ -54,13 +56,8 @@ func readStat(pid int) (procStat, error) {
 
 // tree lists root and every process descending from it.
 func tree(root int) []procStat {
-	ents, _ := os.ReadDir("/proc")
 	var all []procStat
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range procstat.Pids() {
 		if st, err := readStat(pid); err == nil {
 			all = append(all, st)
 		}
@@ -85,17 +82,8 @@ func tree(root int) []procStat {
 
 // rssKiB is a process's VmRSS in KiB (0 when it is gone).
 func rssKiB(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			return n
-		}
-	}
-	return 0
+	n, _ := procstat.StatusKiB(pid, "VmRSS")
+	return n
 }
 
 // idleSeconds is $AWP_IDLE_SECONDS, default 60.

@@ -56,13 +56,6 @@ func TestQuickRun(t *testing.T) {
 	t.Log(out.String())
 }
 
-func TestParseVmHWM(t *testing.T) {
-	s := "Name:\tx\nVmPeak:\t  99999 kB\nVmHWM:\t   20480 kB\nVmRSS:\t 1 kB\n"
-	if got := parseVmHWM(strings.NewReader(s)); got != 20 {
-		t.Fatalf("parseVmHWM = %v, want 20", got)
-	}
-}
-
 func TestOnlyFlag(t *testing.T) {
 	o, err := parseOptions([]string{"-quick", "-only", "handshake,msgs"}, &bytes.Buffer{})
 	if err != nil {

@@ -4,19 +4,17 @@ package main
 // node's peak memory goes.
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/procstat"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 )
@@ -179,36 +177,13 @@ func (c *child) idle() error {
 }
 
 // rssNowMB reads this process's resident memory now (VmRSS) in MiB.
-func rssNowMB() float64 { return procStatusMB("VmRSS:") }
+func rssNowMB() float64 { return selfStatusMB("VmRSS") }
 
-// procStatusMB reads a field of /proc/self/status given in kB, in MiB.
-func procStatusMB(field string) float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	return parseStatusMB(f, field)
-}
-
-func parseStatusMB(r io.Reader, field string) float64 {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), field)
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return 0
-		}
-		return kb / 1024
-	}
-	return 0
+// selfStatusMB reads a field of /proc/self/status in MiB (0 when it
+// cannot).
+func selfStatusMB(field string) float64 {
+	kib, _ := procstat.StatusKiB(procstat.Self, field)
+	return float64(kib) / 1024
 }
 
 // memWatch follows a child's resident memory (every 20 ms) and, each time
@@ -267,8 +242,4 @@ func (w *memWatch) finish() string {
 }
 
 // peakRSSMB reads this process's peak resident set (VmHWM) in MiB.
-func peakRSSMB() float64 { return procStatusMB("VmHWM:") }
-
-// parseVmHWM reads the peak resident set (VmHWM) in MiB from a
-// /proc/PID/status text.
-func parseVmHWM(r io.Reader) float64 { return parseStatusMB(r, "VmHWM:") }
+func peakRSSMB() float64 { return selfStatusMB("VmHWM") }
