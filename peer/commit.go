@@ -22,6 +22,8 @@ type op struct {
 	hashed  <-chan struct{} // closed once work fn needs (a chunk's hash) is done
 	size    int             // bytes this op holds (inbound budget; batch bound)
 	src     *session        // the session whose line this is (nil: this node's own work)
+	th      string          // a received line's thread (lanes.go)
+	bulk    bool            // a received chunk line: the bulk lane (lanes.go)
 	fn      func(tx *store.Tx) error
 	done    func(err error)
 	// what names an op nobody waits for (async): its failure is logged.
@@ -190,10 +192,10 @@ func (c *commitLoop) stop() {
 func (c *commitLoop) loop() {
 	defer c.wg.Done()
 	batch := make([]*op, 0, maxBatch)
-	var q fairQueue
+	var q laneQueue
 	open := true
 	for {
-		if q.n == 0 {
+		if q.n() == 0 {
 			o, ok := <-c.ops
 			if !ok {
 				return
@@ -201,7 +203,7 @@ func (c *commitLoop) loop() {
 			q.push(o)
 		}
 	drain:
-		for open && q.n < maxWaiting {
+		for open && q.n() < maxWaiting {
 			select {
 			case o, ok := <-c.ops:
 				if !ok {
@@ -213,10 +215,10 @@ func (c *commitLoop) loop() {
 				break drain
 			}
 		}
-		batch = q.take(batch[:0], maxBatch, maxBatchBytes)
+		batch = q.take(batch[:0])
 		c.commit(batch)
 		clear(batch)
-		if !open && q.n == 0 {
+		if !open && q.n() == 0 {
 			return
 		}
 	}

@@ -105,7 +105,7 @@ func sendableAhead(o store.Out, seen map[string]string, hasMirror bool) bool {
 // keeps at most chunkWindow bytes of chunk lines the peer has not acked
 // (it acks a chunk once stored durably, as any content line), and while
 // it waits for room it still sends lines queued meanwhile.
-const chunkWindow = 12 << 20
+const chunkWindow = 24 << 20
 
 // chunkStall is how long a full window waits for an ack before it lets the
 // sender go on regardless: a peer that acks chunks late (or not until a

@@ -175,7 +175,9 @@ func (s *session) receive(f wire.Frame, h lineHandler, hs *chunkWorker, rx *rxBl
 	o := &j.op
 	o.job = j
 	o.src = s
+	o.th = f.Header().Th
 	c, isChunk := f.(*wire.Chunk)
+	o.bulk = isChunk
 	if isChunk {
 		o.size = len(c.Data)
 	} else {
