@@ -39,7 +39,7 @@ func TestQuickRun(t *testing.T) {
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
-		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio", "tailcat_tcp_msgs_per_s", "tailcat_msgs_rounds",
+		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio", "tailcat_tcp_msgs_per_s", "tailcat_msgs_rounds", "blob_rounds",
 		"scale_lines", "scale_threads", "scale_blobs", "scale_blob_mb", "scale_db_mb", "scale_gen_s", "scale_start_s", "scale_start_empty_s",
 		"scale_threads_ms", "scale_threads_first_ms", "scale_threads_cpu_ms", "scale_open_ms", "scale_open_first_ms", "scale_rss_mb",
 		"presence100_nodes", "presence100_edges", "presence100_diameter", "presence100_initial_s", "presence100_converge_s",
@@ -98,5 +98,21 @@ func TestAlternation(t *testing.T) {
 	}
 	if m := (altRun{rates: []float64{40, 10, 20, 30}}).median(); m != 25 {
 		t.Fatalf("median of 4 rounds = %v, want 25", m)
+	}
+}
+
+// TestMedianRun: figure 3's blob fields come from the run of the median
+// rate (the slower of the middle two for an even count), and its limit is
+// the median of the limits.
+func TestMedianRun(t *testing.T) {
+	runs := []blobRun{{size: 1e6, total: 1}, {size: 1e6, total: 4}, {size: 1e6, total: 2}}
+	if m := medianRun(runs); m.total != 2 {
+		t.Fatalf("median of 1, 0.25 and 0.5 MB/s: the run of %v s, want 2", m.total)
+	}
+	if m := medianRun(runs[:2]); m.total != 4 {
+		t.Fatalf("median of 1 and 0.25 MB/s: the run of %v s, want the slower (4)", m.total)
+	}
+	if m := medianOf([]float64{500, 700, 400}); m != 500 {
+		t.Fatalf("median limit %v, want 500", m)
 	}
 }

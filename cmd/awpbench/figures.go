@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -102,6 +105,14 @@ func per100k(n int) string {
 	return " (for 100,000 lines; this run used " + strconv.Itoa(n) + ")"
 }
 
+// blobRounds is how many times figure 3 measures the disk limit and sends
+// the blob, alternated (limit, blob; blob, limit; limit, blob): one of each
+// is a second or two on a disk other work shares, and a single pair swung
+// blob_disk_ratio 0.46-0.86 in one quiet half hour, mostly with the limit
+// (408-717 MB/s). The figure is the ratio of the medians; the other blob
+// fields are the median blob's. Each round adds 2-3 s.
+const blobRounds = 3
+
 // blob is figure 3.
 func (b *bench) blob() error {
 	o, r := b.o, &b.res
@@ -111,24 +122,21 @@ func (b *bench) blob() error {
 	}
 	b.printf("limit: %.0f MB/s raw loopback TCP (%d MiB, 256 KiB buffers)", limit, o.tcpMiB)
 	size := int64(o.blobMiB) << 20
-	settle()
-	disk, err := diskMBPerSec(b.tmp, size)
-	if err != nil {
-		return fmt.Errorf("disk limit: %w", err)
-	}
-	r.BlobDiskMBs = round(disk, 1)
-	b.printf("limit: %.0f MB/s: %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, o.blobMiB)
-	settle()
 	path := filepath.Join(b.tmp, "blob.bin")
 	sum, err := randomFile(path, size)
 	if err != nil {
 		return err
 	}
-	br, err := b.runBlob("blob", path, sum, size, tcpBinding)
+	disks, runs, err := b.alternatedBlobs(path, sum, size)
 	if err != nil {
 		return err
 	}
+	disk := medianOf(disks)
+	br := medianRun(runs)
+	r.BlobDiskMBs = round(disk, 1)
+	b.printf("limit: %.0f MB/s (median of %v): %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, roundAll(disks), o.blobMiB)
 	r.BlobMiB = o.blobMiB
+	r.BlobRounds = blobRounds
 	r.BlobMBs = round(br.mbPerS(), 1)
 	r.BlobLimitMBs = round(limit, 1)
 	r.BlobRatio = round(r.BlobMBs/r.BlobLimitMBs, 4)
@@ -137,10 +145,71 @@ func (b *bench) blob() error {
 	r.BlobStagingS = round(br.staging, 3)
 	r.BlobTransferMB = round(br.transferMBPerS(), 1)
 	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
-	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
-		o.blobMiB, br.total, r.BlobMBs, br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
+	var rates []float64
+	for _, x := range runs {
+		rates = append(rates, x.mbPerS())
+	}
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s, the median of %v (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
+		o.blobMiB, br.total, r.BlobMBs, roundAll(rates), br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
 		goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
 	return nil
+}
+
+// alternatedBlobs measures the disk limit (MB/s) and sends the blob at path
+// blobRounds times each, alternated: limit first in even rounds, the blob
+// first in odd ones.
+func (b *bench) alternatedBlobs(path, sum string, size int64) (disks []float64, runs []blobRun, err error) {
+	for r := range blobRounds {
+		for _, k := range altOrder(r, 2) {
+			settle()
+			if k == 0 {
+				disk, err := diskMBPerSec(b.tmp, size)
+				if err != nil {
+					return nil, nil, fmt.Errorf("disk limit: %w", err)
+				}
+				disks = append(disks, disk)
+				continue
+			}
+			// A fresh pair of data dirs each round (a receiver that has the
+			// blob already would take it at once), removed after it.
+			tag := "blob"
+			if r > 0 {
+				tag += "-" + strconv.Itoa(r+1)
+			}
+			br, err := b.runBlob(tag, path, sum, size, tcpBinding)
+			if err != nil {
+				return nil, nil, err
+			}
+			runs = append(runs, br)
+			for _, role := range []string{"sender", "receiver"} {
+				if err := os.RemoveAll(filepath.Join(b.tmp, tag+"-"+role)); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	return disks, runs, nil
+}
+
+// medianOf is the median of xs (the mean of the middle two for an even
+// count).
+func medianOf(xs []float64) float64 { return altRun{rates: xs}.median() }
+
+// medianRun is the run of the median rate (the slower of the middle two
+// for an even count).
+func medianRun(runs []blobRun) blobRun {
+	s := slices.Clone(runs)
+	slices.SortFunc(s, func(a, b blobRun) int { return cmp.Compare(a.mbPerS(), b.mbPerS()) })
+	return s[(len(s)-1)/2]
+}
+
+// roundAll rounds each of xs to whole numbers, for the human lines.
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = round(x, 0)
+	}
+	return out
 }
 
 // handshake is figure 4.

@@ -32,6 +32,7 @@ type results struct {
 	// The blob's bytes made durable twice at once (staged copy + received
 	// file) on the disk both nodes share here: what figure 3 cannot beat.
 	BlobDiskMBs    float64 `json:"blob_disk_limit_mb_s,omitempty"`
+	BlobRounds     int     `json:"blob_rounds,omitempty"` // blobRounds: the limit and the blob alternated
 	BlobRatio      float64 `json:"blob_ratio,omitempty"`
 	BlobTotalS     float64 `json:"blob_total_s,omitempty"`
 	BlobStagingS   float64 `json:"blob_staging_s,omitempty"`
