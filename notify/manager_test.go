@@ -13,6 +13,7 @@ import (
 	"github.com/awp-tray/awp-tray/notify/notifytest"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // textKey is a well-formed key whose text starts with prefix (padded with
@@ -404,7 +405,7 @@ func TestApprovalActionsByKind(t *testing.T) {
 			Detail: json.RawMessage(`{"path":"a/b.txt","content":"x\u202ey","mkdir":true}`)},
 			"default,allow,deny", []string{"Replace the file with 5 bytes (creating missing directories): \"x\\u202ey\""}},
 		{"write long", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
-			Detail: mustJSON(map[string]any{"path": "../../.ssh/authorized_keys", "content": long, "append": true})},
+			Detail: wire.MustMarshal(map[string]any{"path": "../../.ssh/authorized_keys", "content": long, "append": true})},
 			"default,allow,deny", []string{"Append 4200 bytes, starting: \"ssh-ed25519 AAAA key\\nssh-ed25519"}},
 		{"write binary", peer.ApprovalRequest{Kind: peer.ApprovalProfile, Caps: []string{"fs:write"},
 			Detail: json.RawMessage(`{"path":"bin","content":"f0VMRv8=","encoding":"base64"}`)},
@@ -460,14 +461,6 @@ func TestApprovalActionsByKind(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 func TestApprovalWithdrawnWhenDoneElsewhere(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // Every command's -h (and `awp help COMMAND`) lists every one of its
@@ -107,7 +108,7 @@ func TestJSONWherePrinted(t *testing.T) {
 	f.RequestResult = json.RawMessage(`{"exit":0}`)
 	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(remote), Name: "r", Up: true}}
 	f.Unlock()
-	inv := "awp:" + b64json(t, map[string]any{"key": remote, "name": "r", "listen": []string{"tcp://127.0.0.1:9"}})
+	inv := "awp:" + key.B64.EncodeToString(wire.MustMarshal(map[string]any{"key": remote, "name": "r", "listen": []string{"tcp://127.0.0.1:9"}}))
 	for _, args := range [][]string{
 		{"status"}, {"invite"}, {"connect", "tcp://127.0.0.1:9"}, {"add", inv},
 		{"presence", "detail"}, {"presence", "detail", "peers"}, {"version"},
@@ -139,15 +140,6 @@ func TestJSONWherePrinted(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &id); err != nil || !strings.HasPrefix(id["key"], "ed25519:") {
 		t.Errorf("id --json = %q", out)
 	}
-}
-
-func b64json(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key.B64.EncodeToString(b)
 }
 
 // keyedFake serves a fake that knows alice, bob and two peers named twin.

@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/tailcat/relaytest"
 	"github.com/awp-tray/awp-tray/peer/transport/transporttest"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 func init() {
@@ -187,7 +187,7 @@ func TestTailcatStateFile(t *testing.T) {
 	// the default map earlier; with no DERPMap option the listener must
 	// use it rather than fetch anything.
 	reg := r.Region()
-	st := `{"source":"` + tailcat.DefaultDERPMapURL + `","region":` + mustJSON(t, reg) + `}`
+	st := `{"source":"` + tailcat.DefaultDERPMapURL + `","region":` + string(wire.MustMarshal(reg)) + `}`
 	if err := os.WriteFile(filepath.Join(dir, transport.TailcatStateFile), []byte(st), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -205,15 +205,6 @@ func TestTailcatStateFile(t *testing.T) {
 	if !strings.Contains(string(b), l.Addr()) {
 		t.Errorf("state file does not record the token: %s", b)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestTailcatConnBuffers checks that both ends of a tailcat conn have the
