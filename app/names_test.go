@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
-	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // labelWith returns the text of the first label in o's tree that starts
@@ -54,10 +53,7 @@ func TestNameArrivesLater(t *testing.T) {
 	f.threads = []peer.ThreadInfo{th}
 	a, _ := newTestApp(t, f)
 
-	k, err := key.FromSeed(bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := keytest.Seeded(t, 9)
 	g, err := grant.Sign(k, bobKey, []string{"exec"}, time.Now().Add(time.Hour), nil, "")
 	if err != nil {
 		t.Fatal(err)

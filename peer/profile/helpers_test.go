@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 // TestMain lets the test binary serve as an exec helper process.
@@ -55,17 +56,9 @@ func bigErr() []byte {
 }
 
 var (
-	peerA = mustKey(1)
-	peerB = mustKey(2)
+	peerA = keytest.SeededPublic(1)
+	peerB = keytest.SeededPublic(2)
 )
-
-func mustKey(b byte) key.PublicKey {
-	k, err := key.FromSeed(bytes.Repeat([]byte{b}, 32))
-	if err != nil {
-		panic(err)
-	}
-	return k.Public()
-}
 
 // env is a test workspace: base/ws is the root, base/outside holds files
 // that must never be read, written or run in.

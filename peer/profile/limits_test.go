@@ -14,6 +14,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
+	"github.com/awp-tray/awp-tray/peer/key/keytest"
 )
 
 func TestConcurrencyLimits(t *testing.T) {
@@ -49,7 +50,7 @@ func TestConcurrencyLimits(t *testing.T) {
 	}
 	start(peerB)
 	testsync.Eventually(t, "B running", func() bool { return e.r.runningFor(peerB) == 1 })
-	peerC := mustKey(3)
+	peerC := keytest.SeededPublic(3)
 	if _, err := e.r.Handle(context.Background(), peerC, MimeRead, quick, false); !errors.Is(err, ErrBusy) {
 		t.Errorf("C over MaxTotal: %v, want ErrBusy", err)
 	}

@@ -15,12 +15,24 @@ import (
 // Seeded returns the fixed key whose 32-byte seed is b repeated.
 func Seeded(t testing.TB, b byte) key.PrivateKey {
 	t.Helper()
-	k, err := key.FromSeed(bytes.Repeat([]byte{b}, 32))
+	k, err := seeded(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
 }
+
+// SeededPublic returns the public half of Seeded's key for b, for the keys
+// a test names at package level, where there is no t.
+func SeededPublic(b byte) key.PublicKey {
+	k, err := seeded(b)
+	if err != nil {
+		panic(err) // a 32-byte seed always makes a key
+	}
+	return k.Public()
+}
+
+func seeded(b byte) (key.PrivateKey, error) { return key.FromSeed(bytes.Repeat([]byte{b}, 32)) }
 
 // NewPublic returns the public half of a fresh random key.
 func NewPublic(t testing.TB) key.PublicKey {

@@ -176,7 +176,7 @@ func TestAnnounce(t *testing.T) {
 func FuzzInitiation(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{1}, 148))
 	f.Add(append([]byte{1, 0, 0, 0}, make([]byte, 144)...))
-	k, _ := key.FromSeed(bytes.Repeat([]byte{3}, 32))
+	k := keytest.Seeded(f, 3)
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		if len(msg) != 148 {
 			return
