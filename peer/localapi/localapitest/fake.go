@@ -235,15 +235,23 @@ func (f *Fake) Peers() ([]peer.PeerInfo, error) {
 
 // Trust implements localapi.Backend.
 func (f *Fake) Trust(k key.PublicKey, trusted bool) error {
+	return f.change(func() {
+		if f.TrustSet == nil {
+			f.TrustSet = map[key.PublicKey]bool{}
+		}
+		f.TrustSet[k] = trusted
+	})
+}
+
+// change runs fn, which records a call, under the lock; with Err set it
+// returns Err and records nothing.
+func (f *Fake) change(fn func()) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return f.Err
 	}
-	if f.TrustSet == nil {
-		f.TrustSet = map[key.PublicKey]bool{}
-	}
-	f.TrustSet[k] = trusted
+	fn()
 	return nil
 }
 
@@ -384,27 +392,17 @@ func (f *Fake) MirrorHosts() []key.PublicKey {
 
 // SetMirrorHosts implements localapi.Backend.
 func (f *Fake) SetMirrorHosts(hosts []key.PublicKey) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	f.Hosts = append([]key.PublicKey(nil), hosts...)
-	return nil
+	return f.change(func() { f.Hosts = append([]key.PublicKey(nil), hosts...) })
 }
 
 // SetMirror implements localapi.Backend.
 func (f *Fake) SetMirror(th string, on bool) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	if f.MirrorSet == nil {
-		f.MirrorSet = map[string]bool{}
-	}
-	f.MirrorSet[th] = on
-	return nil
+	return f.change(func() {
+		if f.MirrorSet == nil {
+			f.MirrorSet = map[string]bool{}
+		}
+		f.MirrorSet[th] = on
+	})
 }
 
 // SetPrivate implements localapi.Backend; it returns SendResult.
@@ -457,13 +455,7 @@ func (f *Fake) SetExecSandbox(mode string) error {
 	if err := profile.CheckSandboxMode(mode); err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	f.SandboxMode = mode
-	return nil
+	return f.change(func() { f.SandboxMode = mode })
 }
 
 // LinesLast implements localapi.Backend: the last n lines of Lines.
@@ -488,11 +480,5 @@ func (f *Fake) SetRetention(r peer.Retention) error {
 	if r.KeepThreads < 0 || r.KeepBlobs < 0 {
 		return errors.New("fake: retention: a duration must not be negative")
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	f.Keep = r
-	return nil
+	return f.change(func() { f.Keep = r })
 }

@@ -27,16 +27,12 @@ func (f *Fake) ApprovalHistory() []peer.ApprovalRecord {
 
 // Decide implements localapi.Backend.
 func (f *Fake) Decide(id string, d peer.Decision) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	if f.Decisions == nil {
-		f.Decisions = map[string]peer.Decision{}
-	}
-	f.Decisions[id] = d
-	return nil
+	return f.change(func() {
+		if f.Decisions == nil {
+			f.Decisions = map[string]peer.Decision{}
+		}
+		f.Decisions[id] = d
+	})
 }
 
 // GrantCall is one recorded Grant.
@@ -76,13 +72,7 @@ func (f *Fake) Grants() ([]peer.GrantInfo, error) {
 
 // RevokeGrant implements localapi.Backend.
 func (f *Fake) RevokeGrant(id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Err != nil {
-		return f.Err
-	}
-	f.Revoked = append(f.Revoked, id)
-	return nil
+	return f.change(func() { f.Revoked = append(f.Revoked, id) })
 }
 
 // Request implements localapi.Backend.
