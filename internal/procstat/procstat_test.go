@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,18 @@ func TestThisProcess(t *testing.T) {
 	if err != nil || byPid < self { // the peak is never below what was resident before
 		t.Errorf("StatusKiB(pid, VmHWM) = %d, %v; VmRSS was %d before", byPid, err, self)
 	}
+}
+
+// FuzzParseStatusKiB: any text gives a figure or an error, never a panic,
+// and a figure comes from a line that names the field.
+func FuzzParseStatusKiB(f *testing.F) {
+	f.Add("Name:\tx\nVmHWM:\t   20480 kB\nVmRSS:\t 1 kB\n", "VmRSS")
+	f.Add("VmRSS:\n", "VmRSS")
+	f.Add("VmRSS: -5 kB", "VmRSS")
+	f.Fuzz(func(t *testing.T, status, field string) {
+		got, err := ParseStatusKiB(status, field)
+		if err == nil && !strings.Contains(status, field+":") {
+			t.Fatalf("%s = %d from a status that does not name it: %q", field, got, status)
+		}
+	})
 }
