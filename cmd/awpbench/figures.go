@@ -134,7 +134,7 @@ func (b *bench) blob() error {
 	disk := medianOf(disks)
 	br := medianRun(runs)
 	r.BlobDiskMBs = round(disk, 1)
-	b.printf("limit: %.0f MB/s (median of %v): %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, roundAll(disks), o.blobMiB)
+	b.printf("limit: %.0f MB/s (median of %s): %d MiB made durable twice on this disk (the staged copy and the received file; 2 MiB direct writes, one file after the other or both at once, the faster)", disk, rates(disks), o.blobMiB)
 	r.BlobMiB = o.blobMiB
 	r.BlobRounds = blobRounds
 	r.BlobMBs = round(br.mbPerS(), 1)
@@ -145,12 +145,12 @@ func (b *bench) blob() error {
 	r.BlobStagingS = round(br.staging, 3)
 	r.BlobTransferMB = round(br.transferMBPerS(), 1)
 	r.RSSBlobSenderMB, r.RSSBlobReceiverMB = round(br.sd.RSSMB, 1), round(br.rd.RSSMB, 1)
-	var rates []float64
+	var mbs []float64
 	for _, x := range runs {
-		rates = append(rates, x.mbPerS())
+		mbs = append(mbs, x.mbPerS())
 	}
-	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s, the median of %v (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
-		o.blobMiB, br.total, r.BlobMBs, roundAll(rates), br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
+	b.printf("3. blob: %d MiB in %.3f s = %.1f MB/s, the median of %s (staging in Send %.3f s, then %.1f MB/s on the wire); limit %.0f MB/s; ratio %.4f; disk limit %.0f MB/s; blob_disk_ratio %.2f, goal >= %.1f: %s (the core issue's absolute goal >= %d MB/s: %s)",
+		o.blobMiB, br.total, r.BlobMBs, rates(mbs), br.staging, r.BlobTransferMB, limit, r.BlobRatio, disk, r.BlobDiskRatio, goalBlobDiskRatio, verdict(r.BlobDiskRatio >= goalBlobDiskRatio),
 		goalBlobMBPerSec, verdict(r.BlobMBs >= goalBlobMBPerSec))
 	return nil
 }
@@ -193,7 +193,14 @@ func (b *bench) alternatedBlobs(path, sum string, size int64) (disks []float64, 
 
 // medianOf is the median of xs (the mean of the middle two for an even
 // count).
-func medianOf(xs []float64) float64 { return altRun{rates: xs}.median() }
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
 
 // medianRun is the run of the median rate (the slower of the middle two
 // for an even count).
@@ -201,15 +208,6 @@ func medianRun(runs []blobRun) blobRun {
 	s := slices.Clone(runs)
 	slices.SortFunc(s, func(a, b blobRun) int { return cmp.Compare(a.mbPerS(), b.mbPerS()) })
 	return s[(len(s)-1)/2]
-}
-
-// roundAll rounds each of xs to whole numbers, for the human lines.
-func roundAll(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = round(x, 0)
-	}
-	return out
 }
 
 // handshake is figure 4.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,14 +70,7 @@ type altRun struct {
 }
 
 // median is the median round's msgs/s.
-func (a altRun) median() float64 {
-	s := slices.Clone(a.rates)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func (a altRun) median() float64 { return medianOf(a.rates) }
 
 // msgsAlternated runs the msgs workload (n msgs from -workers goroutines,
 // each round in a new thread) rounds times over each binding of bds, one
@@ -315,7 +307,7 @@ const goalWGBlobRatio = 0.70
 // alternated rounds add about 5 s to the figure.
 const tailcatMsgsRounds = 7
 
-// rates formats msgs/s figures for the human lines.
+// rates formats rates (msgs/s, MB/s) as whole numbers for the human lines.
 func rates(rs []float64) string {
 	s := make([]string, len(rs))
 	for i, r := range rs {
