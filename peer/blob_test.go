@@ -460,3 +460,50 @@ func TestBlobDuplicateChunkWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptBlobLateChunk: a chunk the reader wrote to its blob's file
+// while the commit that made the blob corrupt (and removed the file) was
+// on its way made the file again; storing it removes the file once more,
+// so a corrupt blob keeps no bytes on disk. Before, under load, the file
+// stayed (TestHostileOutOfOrderChunks failed 3 times in 120). The lines go
+// straight to storeLine, as the reader's commit would.
+func TestCorruptBlobLateChunk(t *testing.T) {
+	a := newTestNode(t, "a")
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{peer: k.Public(), peerS: k.Public().String()}
+	var ids wire.IDGen
+	th, ref := wire.NewThread(), "blob_late"
+	file := store.InBlobFile(s.peer, ref)
+	store1 := func(line []byte, written bool) inResult {
+		t.Helper()
+		f, err := wire.Decode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &inLine{s: s, f: f, chunk: chunkIn{written: written}}
+		if err := a.runCtx(context.Background(), func(tx *store.Tx) error { return a.storeLine(tx, in) }); err != nil {
+			t.Fatal(err)
+		}
+		return in.res
+	}
+	chunk := func(off int64, b []byte) []byte {
+		return wire.MustMarshal(wire.NewChunk(ids.New(), wire.FormatTime(time.Now()), th, ref, off, b, false))
+	}
+	store1(wire.MustMarshal(&wire.Msg{Head: wire.Head{T: wire.TypeMsg, ID: ids.New(), TS: wire.FormatTime(time.Now()), Th: th},
+		Parts: []json.RawMessage{wire.BlobPart(ref, "f.bin", "application/octet-stream", 4, strings.Repeat("0", 64))}}), false)
+	if res := store1(chunk(2, []byte("past")), false); res.badCode != wire.CodeBadRequest || len(res.remove) != 1 || res.remove[0] != file {
+		t.Fatalf("chunk past the size: %+v", res)
+	}
+	if st := blobOf(t, a, ref); !st.Corrupt {
+		t.Fatalf("blob after a chunk past its size: %+v", st)
+	}
+	if res := store1(chunk(0, []byte("ab")), true); len(res.remove) != 1 || res.remove[0] != file {
+		t.Fatalf("a written chunk of the corrupt blob: remove %q, want [%s]", res.remove, file)
+	}
+	if res := store1(chunk(0, []byte("ab")), false); len(res.remove) != 0 {
+		t.Fatalf("a chunk of the corrupt blob that was not written: remove %q", res.remove)
+	}
+}

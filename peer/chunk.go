@@ -79,7 +79,15 @@ func (n *Node) storeChunk(tx *store.Tx, in *inLine, c *wire.Chunk) error {
 		if !b.Corrupt {
 			return nil
 		}
-	case b.Complete || b.Corrupt:
+	case b.Corrupt:
+		if written {
+			// The reader wrote it before this commit, while the commit
+			// that made the blob corrupt (and removed its file) was on its
+			// way: that write made the file again.
+			res.remove = append(res.remove, b.File)
+		}
+		return nil
+	case b.Complete:
 		return nil
 	case b.Size > MaxBlobSize:
 		res.bad(wire.CodeTooLarge, "blob larger than this peer accepts")
