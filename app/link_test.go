@@ -110,14 +110,37 @@ func TestEventLoopCoalescesAndStops(t *testing.T) {
 	a.Close() // twice is fine
 }
 
+// An idle exit that fired while the UI goroutine was busy, and was re-armed
+// before its call ran, does not quit: the new period counts. (The test
+// driver runs fyne.Do at once, so the calls are made here in the order the
+// UI goroutine would run them.)
+func TestIdleExitStaleTimer(t *testing.T) {
+	a, _ := newTestApp(t, nil)
+	fyne.DoAndWait(func() {
+		a.opt.Linger = time.Hour
+		a.windowsChanged(0)
+		stale := a.linger
+		a.windowsChanged(0) // re-armed, as when a window opened and closed
+		a.lingerFired(stale)
+		if a.quitRequested() {
+			t.Fatal("a timer re-armed after it fired quit the UI")
+		}
+		a.lingerFired(a.linger)
+		if !a.quitRequested() {
+			t.Fatal("the current idle exit did not quit the UI")
+		}
+	})
+}
+
 // What this process copied stays pastable: with no window shown the UI
 // stays while the clipboard holds it (on X11 the content lives in the
 // process that set it), and exits once another app took the clipboard.
 func TestIdleExitKeepsClipboard(t *testing.T) {
-	a, _ := newTestApp(t, nil, func(o *Options) { o.Linger = 20 * time.Millisecond })
+	a, _ := newTestApp(t, nil) // no Linger: New arms no idle exit that could fire first
 	fyne.DoAndWait(func() {
+		a.opt.Linger = 20 * time.Millisecond
 		a.setClipboard("awp:invite")
-		a.windowsChanged(0) // re-arm from now
+		a.windowsChanged(0) // arm from now
 	})
 	time.Sleep(200 * time.Millisecond) // ten Linger periods
 	if a.quitRequested() {

@@ -119,7 +119,18 @@ func (a *App) windowsChanged(n int) {
 	if n > 0 || a.opt.Linger <= 0 || !a.HasTray() {
 		return
 	}
-	a.linger = time.AfterFunc(a.opt.Linger, func() { fyne.Do(a.lingerDone) })
+	var t *time.Timer
+	t = time.AfterFunc(a.opt.Linger, func() { fyne.Do(func() { a.lingerFired(t) }) })
+	a.linger = t
+}
+
+// lingerFired runs lingerDone for the idle exit t, unless t was stopped or
+// re-armed after it fired, while its call waited for the UI goroutine: it
+// is not the idle exit any more. UI goroutine.
+func (a *App) lingerFired(t *time.Timer) {
+	if a.linger == t {
+		a.lingerDone()
+	}
 }
 
 // MaxClipboardHold is how long the UI process may outlive its last window
