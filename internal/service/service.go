@@ -218,7 +218,7 @@ func Install(ctx context.Context, dir string, u Unit, sc Systemctl) (Result, err
 		return r, fmt.Errorf("service: %w", err)
 	}
 	if !bytes.Equal(old, text) {
-		if err := writeAtomic(dir, r.Path, text); err != nil {
+		if err := writeAtomic(r.Path, text); err != nil {
 			return r, err
 		}
 		r.Changed = true
@@ -278,10 +278,9 @@ func Uninstall(ctx context.Context, dir string, sc Systemctl) (Result, error) {
 	return r, nil
 }
 
-// writeAtomic writes b to path, the file UnitName in dir, through a
-// temporary file in dir.
-func writeAtomic(dir, path string, b []byte) error {
-	if err := atomicfile.WriteFile(dir, filepath.Base(path), b, 0o644); err != nil {
+// writeAtomic writes b to path through a temporary file in its directory.
+func writeAtomic(path string, b []byte) error {
+	if err := atomicfile.WriteFile(filepath.Dir(path), filepath.Base(path), b, 0o644); err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
 	return nil

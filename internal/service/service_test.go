@@ -77,7 +77,7 @@ func TestUnitVerifies(t *testing.T) {
 		{Exec: exe, WorkingDirectory: "%h"}, // a package's unit
 	} {
 		path := filepath.Join(dir, "u"+string(rune('0'+i)), UnitName)
-		if err := writeAtomic(filepath.Dir(path), path, []byte(u.String())); err != nil {
+		if err := writeAtomic(path, []byte(u.String())); err != nil {
 			t.Fatal(err)
 		}
 		verify(t, sa, path)
@@ -85,7 +85,7 @@ func TestUnitVerifies(t *testing.T) {
 	// The check bites: the same unit with an unbalanced quote fails.
 	bad := filepath.Join(dir, "bad", UnitName)
 	text := strings.Replace(Unit{Exec: exe, Args: []string{"a b"}}.String(), `"a b"`, `"a b`, 1)
-	if err := writeAtomic(filepath.Dir(bad), bad, []byte(text)); err != nil {
+	if err := writeAtomic(bad, []byte(text)); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := verifyRun(t, sa, bad); err == nil && out == "" {
