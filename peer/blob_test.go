@@ -384,36 +384,18 @@ func wantStored(t *testing.T, n *testNode, from key.PublicKey, ref string, data 
 // reader's commit would.
 func TestBlobDuplicateChunkWritten(t *testing.T) {
 	for _, same := range []bool{true, false} {
-		a := newTestNode(t, "a")
-		k, err := key.NewPrivate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &session{peer: k.Public(), peerS: k.Public().String()}
+		d := newDirectLines(t)
+		a := d.a
 		var ids wire.IDGen
 		th, ref := wire.NewThread(), "blob_dup"
 		data := make([]byte, 2*wire.MaxChunkData)
 		rand.Read(data)
 		sum := sha256.Sum256(data)
-		file := store.InBlobFile(s.peer, ref)
+		file := store.InBlobFile(d.s.peer, ref)
 		store1 := func(line []byte, written bool) {
 			t.Helper()
-			f, err := wire.Decode(line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = a.runCtx(context.Background(), func(tx *store.Tx) error {
-				in := &inLine{s: s, f: f, chunk: chunkIn{written: written}}
-				if err := a.storeLine(tx, in); err != nil {
-					return err
-				}
-				if in.res.badCode != "" {
-					t.Fatalf("%s: %s", in.res.badCode, in.res.badMsg)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
+			if res := d.store(line, written); res.badCode != "" {
+				t.Fatalf("%s: %s", res.badCode, res.badMsg)
 			}
 		}
 		chunk := func(id string, off int, b []byte, end bool) []byte {
@@ -468,27 +450,11 @@ func TestBlobDuplicateChunkWritten(t *testing.T) {
 // stayed (TestHostileOutOfOrderChunks failed 3 times in 120). The lines go
 // straight to storeLine, as the reader's commit would.
 func TestCorruptBlobLateChunk(t *testing.T) {
-	a := newTestNode(t, "a")
-	k, err := key.NewPrivate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &session{peer: k.Public(), peerS: k.Public().String()}
+	d := newDirectLines(t)
 	var ids wire.IDGen
 	th, ref := wire.NewThread(), "blob_late"
-	file := store.InBlobFile(s.peer, ref)
-	store1 := func(line []byte, written bool) inResult {
-		t.Helper()
-		f, err := wire.Decode(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := &inLine{s: s, f: f, chunk: chunkIn{written: written}}
-		if err := a.runCtx(context.Background(), func(tx *store.Tx) error { return a.storeLine(tx, in) }); err != nil {
-			t.Fatal(err)
-		}
-		return in.res
-	}
+	file := store.InBlobFile(d.s.peer, ref)
+	store1 := d.store
 	chunk := func(off int64, b []byte) []byte {
 		return wire.MustMarshal(wire.NewChunk(ids.New(), wire.FormatTime(time.Now()), th, ref, off, b, false))
 	}
@@ -497,7 +463,7 @@ func TestCorruptBlobLateChunk(t *testing.T) {
 	if res := store1(chunk(2, []byte("past")), false); res.badCode != wire.CodeBadRequest || len(res.remove) != 1 || res.remove[0] != file {
 		t.Fatalf("chunk past the size: %+v", res)
 	}
-	if st := blobOf(t, a, ref); !st.Corrupt {
+	if st := blobOf(t, d.a, ref); !st.Corrupt {
 		t.Fatalf("blob after a chunk past its size: %+v", st)
 	}
 	if res := store1(chunk(0, []byte("ab")), true); len(res.remove) != 1 || res.remove[0] != file {
@@ -506,4 +472,35 @@ func TestCorruptBlobLateChunk(t *testing.T) {
 	if res := store1(chunk(0, []byte("ab")), false); len(res.remove) != 0 {
 		t.Fatalf("a chunk of the corrupt blob that was not written: remove %q", res.remove)
 	}
+}
+
+// directLines stores lines of a peer with a fresh key on a new node
+// straight through storeLine, as the session reader's commit would.
+type directLines struct {
+	t *testing.T
+	a *testNode
+	s *session
+}
+
+func newDirectLines(t *testing.T) *directLines {
+	k, err := key.NewPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &directLines{t: t, a: newTestNode(t, "a"), s: &session{peer: k.Public(), peerS: k.Public().String()}}
+}
+
+// store stores line in one commit; written says the reader wrote a
+// chunk's bytes to the blob's file before it.
+func (d *directLines) store(line []byte, written bool) inResult {
+	d.t.Helper()
+	f, err := wire.Decode(line)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	in := &inLine{s: d.s, f: f, chunk: chunkIn{written: written}}
+	if err := d.a.runCtx(context.Background(), func(tx *store.Tx) error { return d.a.storeLine(tx, in) }); err != nil {
+		d.t.Fatal(err)
+	}
+	return in.res
 }
