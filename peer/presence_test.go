@@ -36,6 +36,14 @@ func docOf(n *testNode, origin *testNode) (int64, int) {
 	return 0, 0
 }
 
+// lastSeq is the seq of the last document n published (the presence loop
+// may publish meanwhile: read under its lock).
+func lastSeq(n *testNode) int64 {
+	n.pres.mu.Lock()
+	defer n.pres.mu.Unlock()
+	return n.pres.lastSeq
+}
+
 func TestPresenceChain(t *testing.T) {
 	const N = 12
 	nodes := make([]*testNode, N)
@@ -47,7 +55,7 @@ func TestPresenceChain(t *testing.T) {
 	}
 	origin := nodes[0]
 	origin.publishPresence()
-	seq := origin.pres.lastSeq
+	seq := lastSeq(origin)
 	testsync.Eventually(t, "hop 8 has the document", func() bool {
 		s, _ := docOf(nodes[8], origin)
 		return s >= seq
@@ -82,7 +90,7 @@ func TestPresenceRingNoStorm(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // let the connect-time documents settle
 	origin := nodes[0]
 	origin.publishPresence()
-	seq := origin.pres.lastSeq
+	seq := lastSeq(origin)
 	testsync.Eventually(t, "everyone has it", func() bool {
 		for _, n := range nodes[1:] {
 			if s, _ := docOf(n, origin); s < seq {

@@ -110,7 +110,7 @@ func (s *session) run() {
 	n.log.Info("peer up", "peer", s.peer.Short(), "name", s.hello.Name, "dialed", s.dialAddr != "", "handshake", s.hsDur)
 	n.notePeer(s)
 	n.publish(Event{Type: EventPeerUp, Peer: s.peer, PeerName: s.hello.Name})
-	n.sendListen(s) // queued ahead of anything the peer's lines cause
+	n.sendListen(s) // queued ahead of any line the peer's lines cause (their acks go first)
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); s.writeLoop() }()
