@@ -8,7 +8,7 @@ DATA ?= $(HOME)/.config/awp
 TESTFLAGS ?= -timeout 25m
 FUZZTIME ?= 30s
 
-.PHONY: all run run-headless test test-mcp test-long bench bench-attack fuzz package cross cross-ci smoke measure-idle icons awp tray deps-run deps-test deps-package deps-cross vet fmt-check clean
+.PHONY: all run run-headless test test-mcp test-long test-race bench bench-attack fuzz package cross cross-ci smoke measure-idle icons awp tray deps-run deps-test deps-package deps-cross vet fmt-check clean
 
 all: awp tray
 
@@ -48,6 +48,13 @@ test: deps-test fmt-check vet awp
 # awp mcp driven by the official MCP TypeScript SDK client (part of test).
 test-mcp: deps-test awp
 	scripts/mcp/e2e.sh $(BUILD)/awp
+
+# The race detector (with checkptr) over every package but app: app's
+# tests run on fyne's test driver, which calls fyne.Do on the caller's
+# goroutine instead of the UI one, and fyne's own caches race under it.
+# About 10 minutes on 2 cores; not part of test.
+test-race: deps-test awp
+	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -v '/app$$')
 
 # Long crash tests: random kill points, at least 20 iterations.
 test-long: deps-test awp

@@ -370,8 +370,10 @@ func TestConnectFailureSaysRedialing(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	f, dir := serveFake(t)
 	bob := fakeKey(t, "bob")
+	f.Lock() // the reads come from awp processes: no happens-before the race detector sees without it
 	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(bob), Name: "bob"}}
 	f.ThreadList = []peer.ThreadInfo{{Th: "thr_abc1"}}
+	f.Unlock()
 	bin := t.TempDir()
 	if err := os.Symlink(awpBinary(t), filepath.Join(bin, "awp")); err != nil {
 		t.Fatal(err)
