@@ -52,7 +52,7 @@ test-mcp: deps-test awp
 # The race detector (with checkptr) over every package but app: app's
 # tests run on fyne's test driver, which calls fyne.Do on the caller's
 # goroutine instead of the UI one, and fyne's own caches race under it.
-# About 10 minutes on 2 cores; not part of test.
+# Several minutes on 2 cores; not part of test.
 test-race: deps-test awp
 	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -v '/app$$')
 
