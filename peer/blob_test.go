@@ -445,31 +445,35 @@ func TestBlobDuplicateChunkWritten(t *testing.T) {
 
 // TestCorruptBlobLateChunk: a chunk the reader wrote to its blob's file
 // while the commit that made the blob corrupt (and removed the file) was
-// on its way made the file again; storing it removes the file once more,
-// so a corrupt blob keeps no bytes on disk. Before, under load, the file
-// stayed (TestHostileOutOfOrderChunks failed 3 times in 120). The lines go
-// straight to storeLine, as the reader's commit would.
+// on its way made the file again; storing it, or a duplicate of its line,
+// removes the file once more, so a corrupt blob keeps no bytes on disk.
+// Before, under load, the file stayed (TestHostileOutOfOrderChunks failed
+// 3 times in 120). The lines go straight to storeLine, as the reader's
+// commit would.
 func TestCorruptBlobLateChunk(t *testing.T) {
 	d := newDirectLines(t)
 	var ids wire.IDGen
 	th, ref := wire.NewThread(), "blob_late"
 	file := store.InBlobFile(d.s.peer, ref)
-	store1 := d.store
 	chunk := func(off int64, b []byte) []byte {
 		return wire.MustMarshal(wire.NewChunk(ids.New(), wire.FormatTime(time.Now()), th, ref, off, b, false))
 	}
-	store1(wire.MustMarshal(&wire.Msg{Head: wire.Head{T: wire.TypeMsg, ID: ids.New(), TS: wire.FormatTime(time.Now()), Th: th},
+	d.store(wire.MustMarshal(&wire.Msg{Head: wire.Head{T: wire.TypeMsg, ID: ids.New(), TS: wire.FormatTime(time.Now()), Th: th},
 		Parts: []json.RawMessage{wire.BlobPart(ref, "f.bin", "application/octet-stream", 4, strings.Repeat("0", 64))}}), false)
-	if res := store1(chunk(2, []byte("past")), false); res.badCode != wire.CodeBadRequest || len(res.remove) != 1 || res.remove[0] != file {
+	if res := d.store(chunk(2, []byte("past")), false); res.badCode != wire.CodeBadRequest || len(res.remove) != 1 || res.remove[0] != file {
 		t.Fatalf("chunk past the size: %+v", res)
 	}
 	if st := blobOf(t, d.a, ref); !st.Corrupt {
 		t.Fatalf("blob after a chunk past its size: %+v", st)
 	}
-	if res := store1(chunk(0, []byte("ab")), true); len(res.remove) != 1 || res.remove[0] != file {
+	late := chunk(0, []byte("ab"))
+	if res := d.store(late, true); len(res.remove) != 1 || res.remove[0] != file {
 		t.Fatalf("a written chunk of the corrupt blob: remove %q, want [%s]", res.remove, file)
 	}
-	if res := store1(chunk(0, []byte("ab")), false); len(res.remove) != 0 {
+	if res := d.store(late, true); res.of == "" || len(res.remove) != 1 || res.remove[0] != file {
+		t.Fatalf("a written duplicate of that chunk's line: ack %q, remove %q, want [%s]", res.of, res.remove, file)
+	}
+	if res := d.store(chunk(0, []byte("ab")), false); len(res.remove) != 0 {
 		t.Fatalf("a chunk of the corrupt blob that was not written: remove %q", res.remove)
 	}
 }

@@ -61,11 +61,7 @@ func (n *Node) storeChunk(tx *store.Tx, in *inLine, c *wire.Chunk) error {
 	end := c.Off + int64(len(c.Data))
 	if !ok {
 		res.bad(wire.CodeBadRequest, "chunk for a blob no msg announced: "+c.Ref)
-		if written {
-			// The reader wrote it before its commit, taking it for the
-			// chunk of a msg in the same batch: no blob owns that file.
-			res.remove = append(res.remove, store.InBlobFile(peer, c.Ref))
-		}
+		in.unkept(store.InBlobFile(peer, c.Ref))
 		return nil
 	}
 	wasCorrupt := b.Corrupt
@@ -80,12 +76,7 @@ func (n *Node) storeChunk(tx *store.Tx, in *inLine, c *wire.Chunk) error {
 			return nil
 		}
 	case b.Corrupt:
-		if written {
-			// The reader wrote it before this commit, while the commit
-			// that made the blob corrupt (and removed its file) was on its
-			// way: that write made the file again.
-			res.remove = append(res.remove, b.File)
-		}
+		in.unkept(b.File)
 		return nil
 	case b.Complete:
 		return nil
@@ -134,12 +125,32 @@ func (n *Node) storeChunk(tx *store.Tx, in *inLine, c *wire.Chunk) error {
 	return nil
 }
 
+// unkept notes that the reader may have written a chunk's bytes to file,
+// which no blob keeps: none was announced (the reader took the chunk for
+// one of a msg in the same batch), or it is corrupt (the commit that made
+// it so, and removed its file, was on its way when the reader wrote, and
+// that write made the file again). The file goes after the commit.
+func (in *inLine) unkept(file string) {
+	if in.chunk.written {
+		in.res.remove = append(in.res.remove, file)
+	}
+}
+
 // dupChunk handles a chunk whose line is a duplicate (already stored
-// under its id): if its bytes were written to the file anyway, over bytes
-// the blob holds, the file decides the blob's sum (store.Tx.Rewritten).
-func (n *Node) dupChunk(tx *store.Tx, peer key.PublicKey, c *wire.Chunk) error {
+// under its id) and whose bytes the reader wrote to the file anyway: over
+// bytes the blob holds, the file decides the blob's sum
+// (store.Tx.Rewritten); to a blob that keeps no file, the file goes.
+func (n *Node) dupChunk(tx *store.Tx, in *inLine, c *wire.Chunk) error {
+	peer := in.s.peer
 	b, ok := tx.Blob("in", peer, c.Ref)
-	if !ok || b.Corrupt || !tx.BlobHolds(b, c.Off, c.Off+int64(len(c.Data))) {
+	switch {
+	case !ok:
+		in.unkept(store.InBlobFile(peer, c.Ref))
+		return nil
+	case b.Corrupt:
+		in.unkept(b.File)
+		return nil
+	case !tx.BlobHolds(b, c.Off, c.Off+int64(len(c.Data))):
 		return nil
 	}
 	if err := tx.Rewritten(b); err != nil {

@@ -354,7 +354,7 @@ func (n *Node) storeLine(tx *store.Tx, in *inLine) error {
 	if tx.Received(peer, h.Th, h.ID) {
 		in.res.of = tx.LastSeen(peer, h.Th)
 		if c, ok := in.f.(*wire.Chunk); ok && in.chunk.written {
-			return n.dupChunk(tx, peer, c)
+			return n.dupChunk(tx, in, c)
 		}
 		return nil
 	}
