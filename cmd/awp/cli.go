@@ -58,6 +58,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runMain is run with the context and environment injected.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	args, getenv, err := leadingData(args, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "awp: %v\n", err)
+		return exitUsage
+	}
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage())
@@ -76,7 +81,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			return exitUsage
 		}
 	}
-	err := c.run(e, args[1:])
+	err = c.run(e, args[1:])
 	label := c.name
 	if c.name == "blob" && len(args) > 1 && args[1] == "get" {
 		label = "blob get"
@@ -95,6 +100,34 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "awp %s: %s\n", label, oneLine(err.Error()))
 		return exitFail
 	}
+}
+
+// leadingData takes a --data DIR (or --data=DIR) given before the command,
+// as in `awp --data DIR threads`, and makes it the run's $AWP_DATA: every
+// command takes --data, and one given after the command still wins over
+// it. A first argument that is not --data leaves args and getenv as they
+// are.
+func leadingData(args []string, getenv func(string) string) ([]string, func(string) string, error) {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args, getenv, nil
+	}
+	name, dir, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(args[0], "-"), "-"), "=")
+	if name != "data" {
+		return args, getenv, nil
+	}
+	rest := args[1:]
+	if !hasValue && len(rest) > 0 {
+		dir, rest = rest[0], rest[1:]
+	}
+	if dir == "" {
+		return nil, nil, errors.New("--data needs a directory (awp --data DIR COMMAND …)")
+	}
+	return rest, func(k string) string {
+		if k == datadir.Env {
+			return dir
+		}
+		return getenv(k)
+	}, nil
 }
 
 // usageError is bad usage: exit 2 with the command's usage line.

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/keystore"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 )
@@ -93,6 +96,35 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("usage line = %q", lines[1])
 			}
 		})
+	}
+}
+
+// A --data before the command names the data directory as one after it
+// does; one after the command wins; a --data with no directory is bad usage.
+func TestLeadingData(t *testing.T) {
+	ctx := context.Background()
+	first, second := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{
+		{"--data", first, "id", "--keyring", "file"},
+		{"-data=" + first, "id", "--keyring", "file"},
+	} {
+		code, out, errs := awp(t, ctx, args...)
+		if code != exitOK || !strings.HasPrefix(out, "ed25519:") {
+			t.Fatalf("awp %q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(first, keystore.FileName)); err != nil {
+		t.Fatalf("awp --data DIR id made no identity in DIR: %v", err)
+	}
+	code, _, errs := awp(t, ctx, "--data", first, "threads", "--data", second)
+	if code != exitFail || !strings.Contains(errs, "no peer is running for "+second) {
+		t.Errorf("a --data after the command: exit %d, stderr %q; want it to win", code, errs)
+	}
+	for _, args := range [][]string{{"--data"}, {"--data="}, {"--data", ""}} {
+		code, out, errs := awp(t, ctx, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "--data needs a directory") {
+			t.Errorf("awp %q: exit %d, stdout %q, stderr %q; want bad usage", args, code, out, errs)
+		}
 	}
 }
 

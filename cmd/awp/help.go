@@ -128,7 +128,7 @@ func topUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: awp COMMAND [--data DIR] [FLAGS] [ARGS]\n\n")
 	b.WriteString("The headless AWP peer and the command line of a running one.\n")
-	b.WriteString("DIR defaults to $AWP_DATA, else the user config dir's awp/.\n\ncommands:\n")
+	b.WriteString("DIR defaults to $AWP_DATA, else the user config dir's awp/; --data may also come\nbefore COMMAND (awp --data DIR threads).\n\ncommands:\n")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
