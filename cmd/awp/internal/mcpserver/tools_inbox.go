@@ -68,17 +68,12 @@ type ShowIn struct {
 
 // ShowOut is awp_show's answer.
 type ShowOut struct {
-	Th       string `json:"th"`
-	Peer     string `json:"peer" jsonschema:"key of the other party"`
-	PeerName string `json:"peer_name,omitempty"`
-	Subject  string `json:"subject,omitempty"`
-	Mine     string `json:"mine,omitempty" jsonschema:"the state this peer last declared"`
-	Theirs   string `json:"theirs,omitempty" jsonschema:"the state the other party last declared"`
-	Unread   int    `json:"unread" jsonschema:"lines not yet read (awp_show does not mark them)"`
-	Total    int    `json:"total" jsonschema:"lines in the thread"`
-	Earlier  int    `json:"earlier" jsonschema:"lines before the first one shown"`
-	Later    int    `json:"later" jsonschema:"lines after the last one shown"`
-	Lines    []Line `json:"lines"`
+	ThreadHead
+	Unread  int    `json:"unread" jsonschema:"lines not yet read (awp_show does not mark them)"`
+	Total   int    `json:"total" jsonschema:"lines in the thread"`
+	Earlier int    `json:"earlier" jsonschema:"lines before the first one shown"`
+	Later   int    `json:"later" jsonschema:"lines after the last one shown"`
+	Lines   []Line `json:"lines"`
 }
 
 func (s *Server) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*mcp.CallToolResult, ShowOut, error) {
@@ -123,12 +118,12 @@ func (s *Server) thread(ctx context.Context, th string, sharer key.PublicKey, af
 	if err != nil {
 		return ShowOut{}, err
 	}
-	out := ShowOut{Th: th, Total: len(lines), Lines: []Line{}}
+	out := ShowOut{ThreadHead: ThreadHead{Th: th}, Total: len(lines), Lines: []Line{}}
 	var other key.PublicKey
 	for _, t := range ths {
 		if t.Th == th && t.MirroredFrom == sharer {
 			other = t.Peer
-			out.Peer, out.PeerName, out.Subject, out.Mine, out.Theirs, out.Unread = t.Peer.String(), t.PeerName, t.Subject, t.Mine, t.Theirs, t.Unread
+			out.ThreadHead, out.Unread = threadHead(t), t.Unread
 			break
 		}
 	}

@@ -9,19 +9,29 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// ThreadLines is one thread and the lines an answer carries from it.
-type ThreadLines struct {
+// ThreadHead names a thread in an answer: awp_show's, and each thread of
+// awp_inbox's and awp_wait's.
+type ThreadHead struct {
 	Th       string `json:"th"`
 	Peer     string `json:"peer" jsonschema:"key of the other party"`
 	PeerName string `json:"peer_name,omitempty"`
 	Subject  string `json:"subject,omitempty"`
 	Mine     string `json:"mine,omitempty" jsonschema:"the state this peer last declared in the thread"`
 	Theirs   string `json:"theirs,omitempty" jsonschema:"the state the other party last declared"`
-	Lines    []Line `json:"lines"`
-	Omitted  int    `json:"omitted,omitempty" jsonschema:"earlier unread lines this answer leaves out (awp_show reads them)"`
 }
 
-// filter selects threads by id and by the other party's key ("" any).
+// threadHead is t's head.
+func threadHead(t peer.ThreadInfo) ThreadHead {
+	return ThreadHead{Th: t.Th, Peer: t.Peer.String(), PeerName: t.PeerName, Subject: t.Subject, Mine: t.Mine, Theirs: t.Theirs}
+}
+
+// ThreadLines is one thread and the lines an answer carries from it.
+type ThreadLines struct {
+	ThreadHead
+	Lines   []Line `json:"lines"`
+	Omitted int    `json:"omitted,omitempty" jsonschema:"earlier unread lines this answer leaves out (awp_show reads them)"`
+}
+
 // filter selects threads: by id th ("": any) and by other party from
 // (the zero key: any).
 type filter struct {
@@ -86,8 +96,7 @@ func (s *Server) unread(ctx context.Context, f filter, peek bool) (out []ThreadL
 	}
 	budget = MaxAnswerLines
 	for i, c := range cands {
-		tl := ThreadLines{Th: c.t.Th, Peer: c.t.Peer.String(), PeerName: c.t.PeerName, Subject: c.t.Subject,
-			Mine: c.t.Mine, Theirs: c.t.Theirs, Lines: []Line{}}
+		tl := ThreadLines{ThreadHead: threadHead(c.t), Lines: []Line{}}
 		names := func(k key.PublicKey) string {
 			if k == c.t.Peer {
 				return c.t.PeerName
