@@ -161,10 +161,11 @@ func (r *reader) u64() uint64 {
 // AppendOutbox queues o for peer and returns its outbox seq.
 func (tx *Tx) AppendOutbox(peer key.PublicKey, o Out) (uint64, error) {
 	if tx.outB == nil || peer != tx.outPeer {
-		tx.outB = tx.sub(bOutbox, peerBytes(peer))
-		if tx.outB == nil {
-			return 0, fmt.Errorf("store: outbox: no bucket")
+		b, err := tx.sub(bOutbox, peerBytes(peer))
+		if err != nil {
+			return 0, fmt.Errorf("store: outbox: %w", err)
 		}
+		tx.outB = b
 		tx.outB.FillPercent = appendFill
 		tx.outPeer = peer
 	}

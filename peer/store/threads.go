@@ -85,6 +85,7 @@ func (tx *Tx) Thread(k ThreadKey) (*Thread, bool) {
 
 // EnsureThread returns the thread's record, creating it (and its th index
 // entry) when new. The record may be changed in place; call Touch after.
+// An index entry it cannot write fails the transaction (flush returns it).
 func (tx *Tx) EnsureThread(k ThreadKey, now time.Time) (*Thread, bool) {
 	if t, ok := tx.Thread(k); ok {
 		return t, false
@@ -93,9 +94,12 @@ func (tx *Tx) EnsureThread(k ThreadKey, now time.Time) (*Thread, bool) {
 	kb := tx.keyOf(k)
 	tx.threads[kb] = t
 	tx.dirty[kb] = true
-	idx := tx.sub(bThreads, []byte("\x00idx"))
-	if idx != nil {
-		_ = idx.Put(append([]byte(k.Th+"\x00"), k.bytes()...), nil)
+	idx, err := tx.sub(bThreads, []byte("\x00idx"))
+	if err == nil {
+		err = idx.Put(append([]byte(k.Th+"\x00"), k.bytes()...), nil)
+	}
+	if err != nil && tx.err == nil {
+		tx.err = fmt.Errorf("store: thread index: %w", err)
 	}
 	return t, true
 }
@@ -163,7 +167,9 @@ func (tx *Tx) DeleteThread(k ThreadKey) error {
 	}
 	tx.noteThread(string(kb), nil)
 	if idx := tx.btx.Bucket(bThreads).Bucket([]byte("\x00idx")); idx != nil {
-		_ = idx.Delete(append([]byte(k.Th+"\x00"), kb...))
+		if err := idx.Delete(append([]byte(k.Th+"\x00"), kb...)); err != nil {
+			return fmt.Errorf("store: thread index: %w", err)
+		}
 	}
 	if lb := tx.btx.Bucket(bLines).Bucket(kb); lb != nil {
 		// What the peer sent leaves its usage with the lines.
@@ -237,9 +243,9 @@ const appendFill = 0.9
 func (tx *Tx) AppendLine(k ThreadKey, l Line) (uint64, error) {
 	b := tx.linesB
 	if b == nil || k != tx.linesK {
-		b = tx.sub(bLines, []byte(tx.keyOf(k)))
-		if b == nil {
-			return 0, fmt.Errorf("store: append line: no bucket")
+		var err error
+		if b, err = tx.sub(bLines, []byte(tx.keyOf(k))); err != nil {
+			return 0, fmt.Errorf("store: append line: %w", err)
 		}
 		b.FillPercent = appendFill
 		tx.linesK, tx.linesB = k, b

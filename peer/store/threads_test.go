@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -369,4 +370,53 @@ func TestOpenTwiceAlreadyRunning(t *testing.T) {
 	}
 	// Once the first is closed the directory opens again.
 	db.reopen()
+}
+
+// A write EnsureThread cannot return an error for (its th index entry)
+// fails the whole transaction: nothing of it is stored. The index is made
+// unwritable by a plain value where its bucket goes.
+func TestEnsureThreadIndexErrorFailsCommit(t *testing.T) {
+	db := mustOpen(t)
+	now := time.Date(2026, 9, 25, 17, 3, 11, 0, time.UTC)
+	idx := []byte("\x00idx")
+	db.update(func(tx *Tx) error {
+		b := tx.btx.Bucket(bThreads)
+		if b.Bucket(idx) != nil {
+			if err := b.DeleteBucket(idx); err != nil {
+				return err
+			}
+		}
+		return b.Put(idx, []byte("not a bucket"))
+	})
+	k := ThreadKey{NS: NSOwn, Peer: keytest.NewPublic(t), Th: "thr_aaaa"}
+	err := db.Update(func(tx *Tx) error {
+		th, created := tx.EnsureThread(k, now)
+		if !created {
+			t.Fatal("EnsureThread did not create the thread")
+		}
+		th.Subject = "lost with its index entry"
+		_, err := tx.AppendLine(k, Line{Dir: DirIn, From: k.Peer, Stored: now, Raw: []byte(`{"t":"msg"}`)})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "thread index") {
+		t.Fatalf("Update = %v, want the thread index's error", err)
+	}
+	db.view(func(tx *Tx) error {
+		if _, ok := tx.Thread(k); ok {
+			t.Error("the failed transaction's thread is stored")
+		}
+		return nil
+	})
+	// The index back as a bucket: the same transaction commits.
+	db.update(func(tx *Tx) error { return tx.btx.Bucket(bThreads).Delete(idx) })
+	db.update(func(tx *Tx) error {
+		tx.EnsureThread(k, now)
+		return nil
+	})
+	db.view(func(tx *Tx) error {
+		if got := tx.FindThreads(k.Th); len(got) != 1 || got[0] != k {
+			t.Errorf("FindThreads = %v, want [%v]", got, k)
+		}
+		return nil
+	})
 }

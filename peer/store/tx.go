@@ -37,6 +37,10 @@ type Tx struct {
 	seen        map[seenKey]string // last id received per (peer, th), written at flush
 	usage       map[key.PublicKey]Usage
 	thrP        map[string]*Thread // thread records written (nil: deleted), for the cache at commit
+	// err is the first storage error of a write made by a method that
+	// returns none (EnsureThread's index entry); flush, which every
+	// write transaction ends with, returns it, so the commit fails.
+	err error
 }
 
 type seenKey struct {
@@ -61,11 +65,18 @@ func (tx *Tx) Writable() bool { return tx.btx.Writable() }
 
 // flush writes cached thread records back.
 func (tx *Tx) flush() error {
+	if tx.err != nil {
+		return tx.err
+	}
 	if err := tx.flushUsage(); err != nil {
 		return err
 	}
 	for k, id := range tx.seen {
-		if err := tx.sub(bSeen, peerBytes(k.peer)).Put([]byte(k.th), []byte(id)); err != nil {
+		b, err := tx.sub(bSeen, peerBytes(k.peer))
+		if err == nil {
+			err = b.Put([]byte(k.th), []byte(id))
+		}
+		if err != nil {
 			return fmt.Errorf("store: seen: %w", err)
 		}
 	}
@@ -104,19 +115,12 @@ func peerBytes(k key.PublicKey) []byte {
 }
 
 // sub returns (creating when writable) the nested bucket name under top.
-func (tx *Tx) sub(top, name []byte) *bolt.Bucket {
+func (tx *Tx) sub(top, name []byte) (*bolt.Bucket, error) {
 	t := tx.btx.Bucket(top)
 	if b := t.Bucket(name); b != nil {
-		return b
+		return b, nil
 	}
-	if !tx.btx.Writable() {
-		return nil
-	}
-	b, err := t.CreateBucket(name)
-	if err != nil {
-		return nil
-	}
-	return b
+	return t.CreateBucket(name)
 }
 
 func clone(b []byte) []byte {
