@@ -93,6 +93,24 @@ func (c *threadCache) apply(p map[string]*Thread) {
 	c.order = nil
 }
 
+// committed returns thread kb's record as the last commit left it, a copy:
+// found says whether the thread exists, known whether the cache could
+// tell (false when it is not loaded). Only a write transaction may ask: it
+// holds the write lock, so no commit comes between the cache and its own
+// view of the file (a read transaction may be older than the cache).
+func (c *threadCache) committed(kb string) (t Thread, found, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.loaded {
+		return Thread{}, false, false
+	}
+	e, ok := c.byKey[kb]
+	if !ok {
+		return Thread{}, false, true
+	}
+	return e.Thread, true, true
+}
+
 // RecentThreads returns every thread, newest activity first (ties in key
 // order). The entries are shared: callers must not change them. It must
 // not be called inside Update.

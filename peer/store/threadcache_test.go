@@ -436,3 +436,64 @@ func TestReaderSeesCacheOfWhatItReads(t *testing.T) {
 		}
 	}
 }
+
+// A write transaction reads a thread's record from the loaded cache: what
+// the last commit left, a copy its changes do not leak from (a failed
+// transaction's in-place change is gone), and nothing of a thread it has
+// deleted itself.
+func TestWriteTxThreadFromCache(t *testing.T) {
+	db := mustOpen(t)
+	now := time.Date(2026, 9, 25, 17, 3, 11, 0, time.UTC)
+	k := ThreadKey{NS: NSOwn, Peer: keytest.NewPublic(t), Th: "thr_aaaa"}
+	db.update(func(tx *Tx) error {
+		th, _ := tx.EnsureThread(k, now)
+		th.Subject = "committed"
+		return nil
+	})
+	if _, err := db.RecentThreads(); err != nil { // loads the cache
+		t.Fatal(err)
+	}
+	if _, _, known := db.thr.committed(string(k.bytes())); !known {
+		t.Fatal("the cache is not loaded")
+	}
+	errFail := errors.New("fail on purpose")
+	if err := db.Update(func(tx *Tx) error {
+		th, ok := tx.Thread(k)
+		if !ok || th.Subject != "committed" {
+			t.Fatalf("Thread = %+v, %v; want the committed record", th, ok)
+		}
+		th.Subject = "rolled back"
+		tx.Touch(k)
+		return errFail
+	}); !errors.Is(err, errFail) {
+		t.Fatalf("Update = %v", err)
+	}
+	db.update(func(tx *Tx) error {
+		th, ok := tx.Thread(k)
+		if !ok || th.Subject != "committed" {
+			t.Fatalf("after a failed transaction Thread = %+v, %v; want the committed record", th, ok)
+		}
+		th.Subject, th.Unread = "changed", 3
+		tx.Touch(k)
+		return nil
+	})
+	db.update(func(tx *Tx) error {
+		if th, ok := tx.Thread(k); !ok || th.Subject != "changed" || th.Unread != 3 {
+			t.Fatalf("Thread = %+v, %v; want the last commit's change", th, ok)
+		}
+		if err := tx.DeleteThread(k); err != nil {
+			return err
+		}
+		if th, ok := tx.Thread(k); ok {
+			t.Fatalf("Thread after DeleteThread in the same transaction = %+v", th)
+		}
+		return nil
+	})
+	db.update(func(tx *Tx) error {
+		if th, ok := tx.Thread(k); ok {
+			t.Fatalf("Thread of a deleted thread = %+v", th)
+		}
+		return nil
+	})
+	sameThreads(t, "cache", cached(t, db), scanThreads(t, db))
+}

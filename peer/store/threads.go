@@ -71,6 +71,19 @@ func (tx *Tx) Thread(k ThreadKey) (*Thread, bool) {
 	if t, ok := tx.threads[kb]; ok {
 		return t, true
 	}
+	// A write transaction takes the record from the thread cache when it
+	// is loaded, which is what the file holds for a thread this
+	// transaction has not written or deleted yet (noted in thrP): the
+	// commit loop's hot path then decodes no JSON.
+	if _, touched := tx.thrP[kb]; !touched && tx.btx.Writable() {
+		if t, found, known := tx.db.thr.committed(kb); known {
+			if !found {
+				return nil, false
+			}
+			tx.threads[kb] = &t
+			return &t, true
+		}
+	}
 	v := tx.btx.Bucket(bThreads).Get([]byte(kb))
 	if v == nil {
 		return nil, false
