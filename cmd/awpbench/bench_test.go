@@ -10,10 +10,13 @@ import (
 )
 
 // TestMain lets the test binary play the children: awpbench re-executes
-// itself (here: the test binary) with the "node" subcommand.
+// itself (here: the test binary) with the "node" and "floor" subcommands.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "node" {
 		os.Exit(childMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		os.Exit(floorMain(os.Args[2:]))
 	}
 	os.Exit(m.Run())
 }
@@ -46,7 +49,7 @@ func TestQuickRun(t *testing.T) {
 		"presence100_bytes_per_s", "presence100_bytes_per_s_max", "presence100_measured_heartbeat_s", "presence100_line_bytes",
 		"presence100_lines_per_doc", "presence100_rss_mb",
 		"idle_rss_mb", "idle_rss_receiver_mb", "idle_rss_sender_mb", "idle_after_blob_rss_mb",
-		"latency_p50_ms", "latency_p99_ms", "latency_limit_ms", "latency_ratio", "latency_during_blob_p50_ms", "latency_during_blob_p99_ms",
+		"latency_p50_ms", "latency_p99_ms", "latency_limit_ms", "latency_ratio", "latency_limit_hot_ms", "latency_ratio_hot", "latency_floor_ms", "latency_during_blob_p50_ms", "latency_during_blob_p99_ms",
 		"blob_disk_ratio", "tailcat_msgs_ratio", "rss_msgs_sender_mb", "rss_msgs_receiver_mb", "rss_tailcat_sender_mb", "rss_tailcat_receiver_mb"} {
 		v, ok := got[f].(float64)
 		if !ok || v <= 0 {

@@ -46,6 +46,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "node" {
 		os.Exit(childMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		os.Exit(floorMain(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "gen" {
 		os.Exit(genMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
