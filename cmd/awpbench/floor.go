@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -55,9 +54,7 @@ func latencyFloor(dir string, n int, gap time.Duration) (time.Duration, error) {
 	defer f.Close()
 	buf := []byte(strings.Repeat("x", 64))
 	var msg [8]byte
-	ds := make([]time.Duration, 0, n)
-	for range n {
-		time.Sleep(gap)
+	return medianTimed(n, gap, func() (time.Duration, error) {
 		t := time.Now()
 		if err := appendSync(f, buf); err != nil {
 			return 0, err
@@ -68,10 +65,8 @@ func latencyFloor(dir string, n int, gap time.Duration) (time.Duration, error) {
 		if _, err := io.ReadFull(c, msg[:]); err != nil {
 			return 0, fmt.Errorf("the second process: %w", err)
 		}
-		ds = append(ds, time.Duration(int64(binary.BigEndian.Uint64(msg[:]))-t.UnixNano()))
-	}
-	slices.Sort(ds)
-	return quantile(ds, 0.5), nil
+		return time.Duration(int64(binary.BigEndian.Uint64(msg[:])) - t.UnixNano()), nil
+	})
 }
 
 // floorAccept takes the second process's connection, giving up after a

@@ -259,14 +259,24 @@ func fsyncMedian(dir string, n int, gap time.Duration) (time.Duration, error) {
 	defer os.Remove(f.Name())
 	defer f.Close()
 	buf := []byte(strings.Repeat("x", 64))
+	return medianTimed(n, gap, func() (time.Duration, error) {
+		t := time.Now()
+		err := appendSync(f, buf)
+		return time.Since(t), err
+	})
+}
+
+// medianTimed runs n rounds, each after gap of sleep, and returns the median
+// of the times they return.
+func medianTimed(n int, gap time.Duration, round func() (time.Duration, error)) (time.Duration, error) {
 	ds := make([]time.Duration, 0, n)
 	for range n {
 		time.Sleep(gap)
-		t := time.Now()
-		if err := appendSync(f, buf); err != nil {
+		d, err := round()
+		if err != nil {
 			return 0, err
 		}
-		ds = append(ds, time.Since(t))
+		ds = append(ds, d)
 	}
 	slices.Sort(ds)
 	return quantile(ds, 0.5), nil
@@ -303,20 +313,14 @@ func loopbackRTT(n int, gap time.Duration) (time.Duration, error) {
 	}
 	defer c.Close()
 	buf := make([]byte, 64)
-	ds := make([]time.Duration, 0, n)
-	for range n {
-		time.Sleep(gap)
+	return medianTimed(n, gap, func() (time.Duration, error) {
 		t := time.Now()
 		if _, err := c.Write(buf); err != nil {
 			return 0, err
 		}
-		if _, err := io.ReadFull(c, buf); err != nil {
-			return 0, err
-		}
-		ds = append(ds, time.Since(t))
-	}
-	slices.Sort(ds)
-	return quantile(ds, 0.5), nil
+		_, err := io.ReadFull(c, buf)
+		return time.Since(t), err
+	})
 }
 
 // latency is the latency mode of a child. The receiver notes when each
