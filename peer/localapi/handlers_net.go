@@ -1,7 +1,6 @@
 package localapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -38,20 +37,12 @@ func AppendPresence(dst []byte, list []peer.PresenceInfo) []byte {
 		dst = append(dst, `,"hops":`...)
 		dst = strconv.AppendInt(dst, int64(p.Hops), 10)
 		dst = append(dst, `,"received":`...)
-		dst = appendString(dst, p.Received)
+		dst = appendJSONString(dst, p.Received)
 		dst = append(dst, `,"from":`...)
 		dst = appendKey(dst, p.From)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
-}
-
-func appendString(dst []byte, s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
 func (s *Server) handlePresenceDetail(w http.ResponseWriter, r *http.Request) {
