@@ -420,7 +420,7 @@ func TestApprovalActionsByKind(t *testing.T) {
 			Reason: "run the tests", Detail: json.RawMessage(`{"caps":["exec"],"ttl":86400}`)},
 			"default,deny", []string{"Capabilities: exec", "On: this peer", "How long: 24 h", "Reason: run the tests", "Open Approvals to choose how long to grant it."}},
 		{"grant request anywhere", peer.ApprovalRequest{Kind: peer.ApprovalGrantRequest, Caps: []string{"exec"}, Sub: textKey("someoneelse")},
-			"default,deny", []string{"For another key: someoneels…", "On: any peer that honors your grants", "How long: not said"}},
+			"default,deny", []string{"For another key: someonee", "On: any peer that honors your grants", "How long: not said"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, action := range []string{"allow", "deny"} {
