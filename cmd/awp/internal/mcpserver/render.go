@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
@@ -90,8 +91,8 @@ func renderInbox(o InboxOut, empty string) string {
 	}
 	var b strings.Builder
 	for _, t := range o.Threads {
-		fmt.Fprintf(&b, "Thread %s with %s %s: %q (mine %s, theirs %s)\n", t.Th, name(t.PeerName), t.Peer,
-			visible.String(t.Subject), dash(t.Mine), dash(t.Theirs))
+		renderHead(&b, t.ThreadHead)
+		b.WriteString("\n")
 		if t.Omitted > 0 {
 			fmt.Fprintf(&b, "  (%d earlier unread lines left out: awp_show th %q reads them)\n", t.Omitted, t.Th)
 		}
@@ -110,8 +111,8 @@ func renderInbox(o InboxOut, empty string) string {
 
 func renderShow(o ShowOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Thread %s with %s %s: %q (mine %s, theirs %s), %d lines, %d unread\n", o.Th, name(o.PeerName), o.Peer,
-		visible.String(o.Subject), dash(o.Mine), dash(o.Theirs), o.Total, o.Unread)
+	renderHead(&b, o.ThreadHead)
+	fmt.Fprintf(&b, ", %d lines, %d unread\n", o.Total, o.Unread)
 	if o.Earlier > 0 {
 		fmt.Fprintf(&b, "  (%d earlier lines)\n", o.Earlier)
 	}
@@ -225,6 +226,16 @@ func indent(b *strings.Builder, s string) {
 		b.WriteString(line)
 		b.WriteString("\n")
 	}
+}
+
+// renderHead writes a thread's head: its id, the other party, the subject
+// (quoted; "no subject" when it has none) and both declared states.
+func renderHead(b *strings.Builder, h ThreadHead) {
+	subject := "no subject"
+	if h.Subject != "" {
+		subject = strconv.Quote(visible.String(h.Subject))
+	}
+	fmt.Fprintf(b, "Thread %s with %s %s: %s (mine %s, theirs %s)", h.Th, name(h.PeerName), h.Peer, subject, dash(h.Mine), dash(h.Theirs))
 }
 
 func name(n string) string {
