@@ -10,6 +10,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/store"
+	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/wg"
 )
 
@@ -43,6 +44,10 @@ type dialResult struct {
 func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) {
 	if n.isClosed() {
 		return key.PublicKey{}, ErrClosed
+	}
+	// An address no transport reads gets no dialer: it would try forever.
+	if _, err := transport.ParseAddr(addr); err != nil {
+		return key.PublicKey{}, fmt.Errorf("peer: connect: %w", err)
 	}
 	d, created := n.ensureDialer(addr)
 	ch := make(chan dialResult, 1)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
 // An error names each layer once: `peer: state: peer: no such thread`
@@ -42,5 +44,31 @@ func TestErrorsNameEachLayerOnce(t *testing.T) {
 	}
 	if e := wrapOp("send", ErrClosed); e != ErrClosed {
 		t.Errorf("wrapOp changed a peer error: %v", e)
+	}
+}
+
+// A listen error names the address once, and an address no transport
+// reads is refused by Connect at once, with no dialer left trying it.
+func TestListenAndConnectErrors(t *testing.T) {
+	n := newTestNode(t, "n")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr := "tcp://" + l.Addr().String()
+	err = n.Listen(addr)
+	if want := "peer: transport: listen " + addr + ": bind: address already in use"; err == nil || err.Error() != want || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("Listen on a port in use: %v, want %q", err, want)
+	}
+	_, err = n.Connect(context.Background(), "nonsense://x")
+	if !errors.Is(err, transport.ErrBadAddr) || !strings.HasPrefix(err.Error(), "peer: connect: transport: malformed address") {
+		t.Errorf("Connect to a malformed address: %v", err)
+	}
+	n.mu.Lock()
+	_, dialing := n.dialers["nonsense://x"]
+	n.mu.Unlock()
+	if dialing {
+		t.Error("a dialer keeps trying the malformed address")
 	}
 }

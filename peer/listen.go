@@ -127,7 +127,7 @@ func (n *Node) onListen(s *session, raw []byte) {
 func (n *Node) Listen(addr string) error {
 	l, err := n.tm.Listen(n.ctx, addr)
 	if err != nil {
-		return fmt.Errorf("peer: listen %s: %w", addr, err)
+		return fmt.Errorf("peer: %w", err) // the transport's error names the address
 	}
 	n.mu.Lock()
 	if n.closed {

@@ -371,6 +371,10 @@ func (n *Node) Start() error {
 		return nil
 	})
 	for _, a := range dials {
+		if _, err := transport.ParseAddr(a); err != nil {
+			n.log.Warn("not dialing a malformed address", "err", err) // a Config.Dial; stored ones are dialed ones
+			continue
+		}
 		n.ensureDialer(a)
 	}
 	n.announceRestart(announce)

@@ -57,6 +57,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"threads", "--jason"}, "threads", "flag provided but not defined"},
 		{[]string{"peers", "-json=maybe"}, "peers", "invalid boolean"},
 		{[]string{"connect"}, "connect", "missing ADDR"},
+		{[]string{"connect", "nonsense://x"}, "connect", `ADDR: transport: malformed address: "nonsense://x"`},
+		{[]string{"run", "--dial", "bogus"}, "run", `--dial: transport: malformed address: "bogus"`},
 		{[]string{"trust", "bob"}, "trust", "KEY"},
 		{[]string{"untrust"}, "untrust", "missing KEY"},
 		{[]string{"blob"}, "blob", "want `awp blob get`"},

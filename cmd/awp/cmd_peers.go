@@ -10,6 +10,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
 // defaultConnectTimeout bounds `awp connect` so a script never hangs on an
@@ -31,6 +32,9 @@ func runConnect(e *env, args []string) error {
 	d, err := fs.parseDial(args, "ADDR", "give up after this long (0: wait as long as the peer does)")
 	if err != nil {
 		return err
+	}
+	if _, err := transport.ParseAddr(d.arg); err != nil {
+		return usagef("ADDR: %v", err)
 	}
 	c, err := e.client(fs)
 	if err != nil {

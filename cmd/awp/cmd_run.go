@@ -69,6 +69,11 @@ func (o *runOptions) flags(fs *flagSet) {
 }
 
 func (o *runOptions) check() error {
+	for _, a := range o.dial {
+		if _, err := transport.ParseAddr(a); err != nil {
+			return usagef("--dial: %v", err)
+		}
+	}
 	if _, err := transport.ParseTailcatRelay(o.tailcatRelay); err != nil {
 		return usagef("--tailcat-relay: %v", err)
 	}

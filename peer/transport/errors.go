@@ -45,6 +45,17 @@ var (
 	ErrClosed = fmt.Errorf("transport: closed: %w", net.ErrClosed)
 )
 
+// opCause is err without the words of a *net.OpError ("listen tcp
+// 127.0.0.1:7701: "), which the caller's message already says: the
+// system call's error, which errors.Is still finds (syscall.EADDRINUSE).
+func opCause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
 // acceptErr wraps an Accept failure of the listener at addr: ErrClosed once
 // the listener is closed, the failure itself otherwise.
 func acceptErr(addr string, err error) error {

@@ -50,7 +50,7 @@ func (m *Manager) listenTCP(ctx context.Context, a Addr) (Listener, error) {
 	}
 	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(a.Port))))
 	if err != nil {
-		return nil, fmt.Errorf("transport: listen %s: %w", a, err)
+		return nil, fmt.Errorf("transport: listen %s: %w", a, opCause(err))
 	}
 	bound := ln.Addr().(*net.TCPAddr).AddrPort()
 	host := bound.Addr().String()

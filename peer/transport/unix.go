@@ -19,7 +19,7 @@ func (m *Manager) listenUnix(ctx context.Context, a Addr) (Listener, error) {
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: a.Path, Net: "unix"})
 	if err != nil {
-		return nil, fmt.Errorf("transport: listen %s: %w", a, err)
+		return nil, fmt.Errorf("transport: listen %s: %w", a, opCause(err))
 	}
 	// The socket is created under the umask (usually without group/other
 	// write, which connect needs); tighten it to the owner alone.

@@ -25,10 +25,11 @@ func TunnelPeer(c net.Conn) (key.PublicKey, bool) {
 }
 
 // device returns the Manager's wg device, creating it on UDP port when it
-// does not exist yet.
+// does not exist yet. Its errors are for the caller to wrap with what it
+// was doing and the address.
 func (m *Manager) device(port int) (*wg.Device, error) {
 	if m.o.Key.IsZero() {
-		return nil, fmt.Errorf("transport: wg: %w (no Options.Key)", ErrNoKey)
+		return nil, fmt.Errorf("%w (no Options.Key)", ErrNoKey)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -41,7 +42,7 @@ func (m *Manager) device(port int) (*wg.Device, error) {
 	dev, err := wg.New(wg.Config{Key: m.o.Key, Port: port, KeepAlive: m.o.KeepAlive, Logger: m.log,
 		OnHandshake: m.o.OnWGHandshake, OnRefused: m.o.OnWGRefused})
 	if err != nil {
-		return nil, fmt.Errorf("transport: wg: %w", err)
+		return nil, opCause(err) // a UDP port in use: "bind: address already in use"
 	}
 	for k := range m.allowed {
 		if err := dev.AllowPeer(k, noEndpoint); err != nil {
@@ -64,7 +65,7 @@ func (m *Manager) listenWG(a Addr) (Listener, error) {
 	}
 	dev, err := m.device(a.Port)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("transport: listen %s: %w", a, err)
 	}
 	wl, err := dev.Listen()
 	if err != nil {
@@ -100,7 +101,7 @@ func (m *Manager) dialWG(ctx context.Context, a Addr) (net.Conn, error) {
 	}
 	dev, err := m.device(0)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("transport: dial %s: %w", a, err)
 	}
 	m.mu.Lock()
 	m.allowed[a.Key] = true // dialed keys stay configured (docs/protocol/bindings.md)

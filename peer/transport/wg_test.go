@@ -2,8 +2,11 @@ package transport_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -216,4 +219,22 @@ func freeUDPPort(t *testing.T) int {
 	}
 	defer pc.Close()
 	return pc.LocalAddr().(*net.UDPAddr).Port
+}
+
+// A wg listener on a UDP port something else holds fails with the address
+// named once and the system's reason (it said "transport: wg: wg: new
+// device: up: listen udp4 :PORT: bind: …" without the address asked for).
+func TestWGListenPortInUse(t *testing.T) {
+	transporttest.NoLeaks(t)
+	pc, err := net.ListenPacket("udp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	m := newManager(t, "A", transport.Options{Key: keytest.Seeded(t, 1)})
+	addr := fmt.Sprintf("wg://127.0.0.1:%d", pc.LocalAddr().(*net.UDPAddr).Port)
+	_, err = m.Listen(testCtx(t), addr)
+	if want := "transport: listen " + addr + ": bind: address already in use"; err == nil || err.Error() != want || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("Listen on a UDP port in use: %v, want %q", err, want)
+	}
 }
