@@ -40,15 +40,18 @@ func ParseInvite(s string) (wire.Card, error) {
 	if !strings.HasPrefix(s, InvitePrefix) {
 		return c, fmt.Errorf("%w: it does not start with %q", ErrBadInvite, InvitePrefix)
 	}
+	// What follows awp: is base64url of a JSON card; the decoders' own
+	// words (an offset, "looking for beginning of value") say nothing to
+	// the person who pasted it, so the reasons are said plainly.
 	b, err := key.B64.DecodeString(s[len(InvitePrefix):])
 	if err != nil {
-		return c, fmt.Errorf("%w: %v", ErrBadInvite, err)
+		return c, fmt.Errorf("%w: the text after %q is cut or changed (not base64url)", ErrBadInvite, InvitePrefix)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrBadInvite, err)
+		return c, fmt.Errorf("%w: the text after %q is cut or changed (no card inside)", ErrBadInvite, InvitePrefix)
 	}
 	if _, err := key.ParsePublic(c.Key); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrBadInvite, err)
+		return c, fmt.Errorf("%w: its key: %v", ErrBadInvite, err)
 	}
 	return c, nil
 }

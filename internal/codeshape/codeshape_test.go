@@ -76,3 +76,52 @@ func TestShape(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFuzzTargetsInMake: `make fuzz` runs every fuzz target in the tree
+// (the Makefile names each as ./PKG:FuzzX), so a parser's fuzz test is not
+// written and then forgotten.
+func TestFuzzTargetsInMake(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "build" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		pkg, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Fuzz") {
+				n++
+				if want := "./" + filepath.ToSlash(pkg) + ":" + fd.Name.Name + " "; !strings.Contains(string(mk), want) && !strings.Contains(string(mk), strings.TrimSuffix(want, " ")+";") {
+					t.Errorf("%s: make fuzz does not run %s (add %q to its list)", filepath.ToSlash(pkg), fd.Name.Name, strings.TrimSpace(want))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no fuzz target found: the walk is broken")
+	}
+}
