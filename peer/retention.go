@@ -152,7 +152,7 @@ func ParseKeep(s string) (time.Duration, error) {
 	}
 	if d, ok := strings.CutSuffix(s, "d"); ok {
 		days, err := strconv.ParseFloat(d, 64)
-		if err != nil || days < 0 || days > maxKeepDays {
+		if err != nil || !(days >= 0 && days <= maxKeepDays) { // NaN fails both
 			return 0, fmt.Errorf("retention %q: want days from 0 to %d (90d), a duration (36h) or off", s, maxKeepDays)
 		}
 		return time.Duration(days * float64(24*time.Hour)), nil

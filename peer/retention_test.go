@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,6 +108,27 @@ func blobFileOf(t *testing.T, n *testNode, ref string) string {
 	return file
 }
 
+// FuzzParseKeep: any text is refused or read as a retention from zero to
+// maxKeepDays days (a Go duration may be longer), and what FormatKeep
+// writes of it reads back the same.
+func FuzzParseKeep(f *testing.F) {
+	for _, s := range []string{"90d", "1.5d", "36h", "off", "NaNd", "-0d", "1e9d", "90m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseKeep(s)
+		if err != nil {
+			return
+		}
+		if d < 0 || strings.HasSuffix(strings.TrimSpace(s), "d") && d > maxKeepDays*24*time.Hour {
+			t.Fatalf("ParseKeep(%q) = %v", s, d)
+		}
+		if back, err := ParseKeep(FormatKeep(d)); err != nil || back != d {
+			t.Fatalf("ParseKeep(%q) = %v; FormatKeep writes %q, which reads %v, %v", s, d, FormatKeep(d), back, err)
+		}
+	})
+}
+
 func TestParseKeep(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"": 0, "off": 0, "0": 0, "forever": 0, "90d": 90 * 24 * time.Hour, "1.5d": 36 * time.Hour, "36h": 36 * time.Hour, " 7d ": 7 * 24 * time.Hour,
@@ -116,7 +138,7 @@ func TestParseKeep(t *testing.T) {
 			t.Errorf("ParseKeep(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"-1d", "-5h", "d", "ninety", "1e9d", "5x"} {
+	for _, in := range []string{"-1d", "-5h", "d", "ninety", "1e9d", "5x", "NaNd", "nand", "infd"} {
 		if _, err := ParseKeep(in); err == nil {
 			t.Errorf("ParseKeep(%q) accepted", in)
 		}

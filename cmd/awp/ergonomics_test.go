@@ -273,6 +273,23 @@ func TestCapsChecked(t *testing.T) {
 	}
 }
 
+// FuzzParseDuration: any text is refused or read, and what formatDuration
+// writes of it reads back the same.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"90s", "1h30m", "7d", "1d12h", "0.5d", "-2d", "0", "99999999999d", "1.5d3h", "+1d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDuration(s)
+		if err != nil {
+			return
+		}
+		if back, err := parseDuration(formatDuration(d)); err != nil || back != d {
+			t.Fatalf("parseDuration(%q) = %v; formatDuration writes %q, which reads %v, %v", s, d, formatDuration(d), back, err)
+		}
+	})
+}
+
 func TestDurations(t *testing.T) {
 	for _, c := range []struct {
 		in   string
