@@ -20,6 +20,10 @@ const (
 	SchemeMem     = "mem"     // mem://NAME, in-process (Options.Mem)
 )
 
+// wantForms names the forms a person may give (mem:// is for tests and not
+// offered).
+const wantForms = "want tcp://, unix://, wg:// or a tailcat token (tc…)"
+
 // maxAddrLen bounds an address's length; no valid form comes close.
 const maxAddrLen = 4096
 
@@ -65,7 +69,7 @@ func parseAddr(s string) (Addr, error) {
 		if strings.HasPrefix(s, "tc") && !strings.Contains(s, ":") {
 			return parseTailcat(s)
 		}
-		return Addr{}, addrError("want tcp://, unix://, wg://, mem:// or a tc… token")
+		return Addr{}, addrError(wantForms)
 	}
 	switch scheme {
 	case SchemeTCP:
@@ -97,7 +101,7 @@ func parseAddr(s string) (Addr, error) {
 		}
 		return Addr{Scheme: SchemeMem, Host: rest}, nil
 	}
-	return Addr{}, addrError("unknown scheme " + strconv.Quote(trunc(scheme)))
+	return Addr{}, addrError("unknown scheme " + strconv.Quote(trunc(scheme)) + "; " + wantForms)
 }
 
 // parseHostPort parses HOST:PORT where an IPv6 HOST is in brackets.
