@@ -38,13 +38,18 @@ func startAgent(t *testing.T, name, dir string, extra ...string) *agent {
 	args := append([]string{"mcp", "--run", "--keyring", "file", "--data", dir, "--name", name, "--workspace", t.TempDir()}, extra...)
 	cmd := exec.Command(awpBinary(t), args...)
 	cmd.Env = append(os.Environ(), "AWP_DATA=", "AWP_KEYRING=")
-	stderr, err := cmd.StderrPipe()
+	// Our own pipe, not StderrPipe: the SDK's Close waits for the process
+	// (cmd.Wait), which would close a StderrPipe before the scanner has
+	// read the last lines ("stopped"). This one ends when the process does.
+	stderr, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stderr = w
 	a.logs.Add(1)
 	go func() {
 		defer a.logs.Done()
+		defer stderr.Close()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			t.Logf("%s: %s", name, sc.Text())
@@ -56,6 +61,7 @@ func startAgent(t *testing.T, name, dir string, extra ...string) *agent {
 	// A long TerminateDuration: the process must end by itself on stdin EOF.
 	tr := &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}
 	a.cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e-" + name, Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	w.Close() // the process has its copy
 	if err != nil {
 		t.Fatalf("%s: connect: %v", name, err)
 	}
