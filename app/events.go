@@ -1,12 +1,14 @@
 package app
 
 import (
+	"errors"
 	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
 
 	"github.com/awp-tray/awp-tray/app/menu"
+	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -72,7 +74,7 @@ func (w *work) classify(ev peer.Event) {
 	case peer.EventApprovalDone:
 		w.mask |= dirtyApprovals
 	case peer.EventDialError:
-		w.notes = append(w.notes, "could not reach "+ev.Peer.String()+": "+ev.Err)
+		w.notes = append(w.notes, dialNotice(ev))
 	case peer.EventSettings:
 		w.mask |= dirtySettings | dirtyThreads // mirror hosts: whether threads are mirrored
 	}
@@ -253,4 +255,14 @@ func mirroredTruly(ts []peer.ThreadInfo, hosts []string) []peer.ThreadInfo {
 		out[i].Mirror = false
 	}
 	return out
+}
+
+// dialNotice says which address could not be reached (the event's Of; it
+// named an empty key before) and why, in words (plainError).
+func dialNotice(ev peer.Event) string {
+	who := ev.Of
+	if !ev.Peer.IsZero() {
+		who = render.ShortKey(ev.Peer.String()) + " at " + ev.Of
+	}
+	return "Could not reach " + who + ". " + plainError(errors.New(ev.Err))
 }

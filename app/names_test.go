@@ -90,3 +90,19 @@ func TestNameArrivesLater(t *testing.T) {
 		t.Errorf("thread detail after the name = %q, want it to start with bob", got)
 	}
 }
+
+// A failed dial shows under the status which address, and why in words
+// (it said "could not reach : …", with the empty key of an event that
+// names an address).
+func TestDialErrorNotice(t *testing.T) {
+	a, _ := newTestApp(t, newFakeNode())
+	a.handle(peer.Event{Type: peer.EventDialError, Of: "tcp://127.0.0.1:1", Err: "transport: dial tcp://127.0.0.1:1: connection refused"})
+	want := "Could not reach tcp://127.0.0.1:1. Nothing answers at that address. Is the peer running, and is the port right?"
+	if got := a.main.notice.Text; got != want || !a.main.notice.Visible() {
+		t.Errorf("notice = %q (visible %v), want %q", got, a.main.notice.Visible(), want)
+	}
+	a.handle(peer.Event{Type: peer.EventDialError, Of: "wg://10.0.0.2:51820", Peer: bobKey, Err: "dial: i/o timeout"})
+	if got, short := a.main.notice.Text, render.ShortKey(bobKey.String()); !strings.HasPrefix(got, "Could not reach "+short+" at wg://10.0.0.2:51820. The peer did not answer in time.") {
+		t.Errorf("notice = %q, want the peer's short key, the address and the reason", got)
+	}
+}
