@@ -20,8 +20,8 @@ import (
 	"github.com/awp-tray/awp-tray/peer/presence"
 )
 
-// TestPanelScreens renders the Presence, Approvals and Settings windows and
-// the dialogs of the thread controls, light and dark, at scale 1 and 2,
+// TestPanelScreens renders the Presence, Approvals and Settings windows,
+// the dialogs of the thread controls and the main window's dial notice, light and dark, at scale 1 and 2,
 // into $AWP_SCREENS (a temporary directory without it) for a person to look
 // at; it checks each image has the window's size at its scale.
 func TestPanelScreens(t *testing.T) {
@@ -116,6 +116,13 @@ func TestPanelScreens(t *testing.T) {
 			a.Wait()
 			test.Tap(tw0.private)
 			shot(tw0.w, "thread-keep-private", fyne.NewSize(860, 400))
+
+			a.handle(peer.Event{Type: peer.EventDialError, Of: "tcp://10.0.0.2:7000", Peer: bobKey, Err: "transport: dial tcp://10.0.0.2:7000: connection refused"})
+			// Two layouts, as the running app makes them on its next frames:
+			// the first gives the wrapped notice its width, the second the
+			// height its lines take (the test canvas lays out on a resize).
+			a.main.w.Resize(fyne.NewSize(720, 430))
+			shot(a.main.w, "home-dial-error", fyne.NewSize(720, 440))
 		}
 	}
 }
