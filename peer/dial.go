@@ -18,11 +18,13 @@ import (
 type dialer struct {
 	addr string
 	kick chan struct{} // cuts a backoff wait short (a Connect is waiting)
+	stop chan struct{} // closed by stopIdleDialer: the loop ends
 
 	mu      sync.Mutex // guards the fields below
 	peer    key.PublicKey
 	started uint64 // dial attempts begun so far
 	waiters []dialWaiter
+	stopped bool // stop is closed and the dialer left n.dialers
 }
 
 // dialWaiter is a Connect waiting for the first attempt that begins after
@@ -52,6 +54,11 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 	d, created := n.ensureDialer(addr)
 	ch := make(chan dialResult, 1)
 	d.mu.Lock()
+	for d.stopped { // stopped after ensureDialer found it: a new one takes over
+		d.mu.Unlock()
+		d, created = n.ensureDialer(addr)
+		d.mu.Lock()
+	}
 	if !d.peer.IsZero() && n.sessionFor(d.peer) != nil {
 		p := d.peer
 		d.mu.Unlock()
@@ -85,7 +92,7 @@ func (n *Node) ensureDialer(addr string) (*dialer, bool) {
 	if d := n.dialers[addr]; d != nil {
 		return d, false
 	}
-	d := &dialer{addr: addr, kick: make(chan struct{}, 1)}
+	d := &dialer{addr: addr, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	n.dialers[addr] = d
 	if n.closed {
 		return d, false
@@ -128,10 +135,36 @@ func (d *dialer) report(attempt uint64, r dialResult) {
 	}
 }
 
+// stopIdleDialer ends the dial loop of addr when it never reached a peer
+// and no Connect waits on it: AddInvite's other addresses once one of them
+// connected, which would otherwise be redialed (and reported as failing)
+// for as long as the node runs. A dialer that reached a peer stays.
+func (n *Node) stopIdleDialer(addr string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	d := n.dialers[addr]
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.peer.IsZero() || len(d.waiters) > 0 {
+		return
+	}
+	d.stopped = true
+	delete(n.dialers, addr)
+	close(d.stop)
+}
+
 func (n *Node) dialLoop(d *dialer) {
 	defer n.wg.Done()
 	backoff := minBackoff
 	for n.ctx.Err() == nil {
+		select {
+		case <-d.stop:
+			return
+		default:
+		}
 		attempt := d.begin()
 		ctx, cancel := context.WithTimeout(n.ctx, dialTimeout)
 		c, err := n.tm.Dial(ctx, d.addr)
@@ -169,6 +202,8 @@ func (n *Node) dialLoop(d *dialer) {
 		case <-d.kick:
 			// A Connect asked: try now, and back off from the start again.
 			backoff = minBackoff
+		case <-d.stop:
+			return
 		case <-n.ctx.Done():
 			return
 		}

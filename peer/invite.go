@@ -57,9 +57,11 @@ func ParseInvite(s string) (wire.Card, error) {
 }
 
 // AddInvite records the peer an invite describes (allowing its key on the
-// WireGuard binding) and dials it, preferring wg, then tcp, then others. It
-// returns the peer's key once connected; on failure the peer stays recorded
-// and this node keeps dialing its first address.
+// WireGuard binding) and dials it, preferring wg, then tailcat, then tcp,
+// then others, until one address connects. It returns the peer's key once
+// connected, and the addresses that failed before are not redialed; when
+// none connects, the peer stays recorded and this node keeps dialing every
+// address it tried.
 func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, error) {
 	c, err := ParseInvite(invite)
 	if err != nil {
@@ -100,11 +102,15 @@ func (n *Node) AddInvite(ctx context.Context, invite string) (key.PublicKey, err
 		return k, fmt.Errorf("peer: invite for %s has no address; it can dial this peer", k.Short())
 	}
 	var errs []error
-	for _, a := range addrs {
+	for i, a := range addrs {
 		got, err := n.Connect(ctx, a)
 		if err == nil {
 			if got != k {
 				return got, fmt.Errorf("peer: %s answered with key %s, not the invite's %s", a, got.Short(), k.Short())
+			}
+			// The addresses that failed before this one are not redialed.
+			for _, failed := range addrs[:i] {
+				n.stopIdleDialer(failed)
 			}
 			return k, nil
 		}

@@ -1,11 +1,14 @@
 package peer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/key/keytest"
@@ -70,4 +73,64 @@ func FuzzParseInvite(f *testing.F) {
 			t.Fatalf("ParseInvite(%q) = %+v; made again and read: %+v, %v", s, c, again, err)
 		}
 	})
+}
+
+// Once one of an invite's addresses connects, the ones that failed before
+// it are no longer redialed (each failure was logged and shown every up
+// to 30 s for as long as the node ran); the one that connected stays.
+func TestAddInviteStopsFailedDialers(t *testing.T) {
+	a, b := newTestNode(t, "a"), newTestNode(t, "b")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "tcp://" + l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := a.Connect(ctx, dead); err == nil {
+		t.Fatal("Connect to a closed port succeeded")
+	}
+	a.mu.Lock()
+	d := a.dialers[dead]
+	a.mu.Unlock()
+	if d == nil {
+		t.Fatal("no dialer for the closed port after Connect")
+	}
+	inv := invite(t, wire.Card{Key: b.Key().String(), Name: "b", Listen: []string{dead, b.addr()}})
+	if k, err := a.AddInvite(ctx, inv); err != nil || k != b.Key() {
+		t.Fatalf("AddInvite = %v, %v", k, err)
+	}
+	a.mu.Lock()
+	_, deadStays := a.dialers[dead]
+	_, liveStays := a.dialers[b.addr()]
+	a.mu.Unlock()
+	if deadStays || !liveStays {
+		t.Fatalf("dialers after AddInvite: the failed address %v, the connected one %v; want only the connected one", deadStays, liveStays)
+	}
+	select {
+	case <-d.stop:
+	default:
+		t.Fatal("the failed address's dial loop was not told to stop")
+	}
+	d.mu.Lock()
+	started := d.started
+	d.mu.Unlock()
+	time.Sleep(4 * minBackoff) // the loop, had it gone on, would have dialed again
+	d.mu.Lock()
+	again := d.started
+	d.mu.Unlock()
+	if again != started {
+		t.Errorf("the stopped dialer dialed %d more times", again-started)
+	}
+	// Connect to that address again starts a new dialer.
+	if _, err := a.Connect(ctx, dead); err == nil {
+		t.Fatal("Connect to a closed port succeeded")
+	}
+	a.mu.Lock()
+	d2 := a.dialers[dead]
+	a.mu.Unlock()
+	if d2 == nil || d2 == d {
+		t.Errorf("Connect after the stop: dialer %p, the stopped one %p", d2, d)
+	}
 }
