@@ -21,12 +21,7 @@ func TestErrorsNameEachLayerOnce(t *testing.T) {
 	if !errors.Is(err, ErrNoThread) || err.Error() != "peer: no such thread: thr_nosuch" {
 		t.Errorf("SetState of an unknown thread: %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "tcp://" + l.Addr().String()
-	l.Close()
+	addr := closedTCP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err = n.Connect(ctx, addr)
@@ -45,6 +40,19 @@ func TestErrorsNameEachLayerOnce(t *testing.T) {
 	if e := wrapOp("send", ErrClosed); e != ErrClosed {
 		t.Errorf("wrapOp changed a peer error: %v", e)
 	}
+}
+
+// closedTCP is a tcp:// address on loopback where nothing listens (it did
+// a moment ago): a dial there is refused.
+func closedTCP(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "tcp://" + l.Addr().String()
+	l.Close()
+	return addr
 }
 
 // A listen error names the address once, and an address no transport

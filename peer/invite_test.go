@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -80,12 +79,7 @@ func FuzzParseInvite(f *testing.F) {
 // to 30 s for as long as the node ran); the one that connected stays.
 func TestAddInviteStopsFailedDialers(t *testing.T) {
 	a, b := newTestNode(t, "a"), newTestNode(t, "b")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "tcp://" + l.Addr().String()
-	l.Close()
+	dead := closedTCP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := a.Connect(ctx, dead); err == nil {
