@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/awp-tray/awp-tray/app/menu"
-	"github.com/awp-tray/awp-tray/app/render"
 	"github.com/awp-tray/awp-tray/internal/burst"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -262,7 +261,7 @@ func mirroredTruly(ts []peer.ThreadInfo, hosts []string) []peer.ThreadInfo {
 func dialNotice(ev peer.Event) string {
 	who := ev.Of
 	if !ev.Peer.IsZero() {
-		who = render.ShortKey(ev.Peer.String()) + " at " + ev.Of
+		who = ev.Peer.Short() + " at " + ev.Of
 	}
 	return "Could not reach " + who + ". " + plainError(errors.New(ev.Err))
 }

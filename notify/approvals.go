@@ -163,7 +163,7 @@ func allowsOnce(r peer.ApprovalRequest) bool { return r.Kind != peer.ApprovalGra
 func approvalTitle(r peer.ApprovalRequest) string {
 	who := clip(visible.String(r.FromName), maxName)
 	if who == "" {
-		who = shortKey(r.From.String())
+		who = key.ShortText(r.From.String())
 	}
 	if r.Kind == peer.ApprovalGrantRequest {
 		return who + " asks for a grant"
@@ -249,7 +249,7 @@ func writeLine(r peer.ApprovalRequest) (line string, ok bool) {
 func grantRequestBody(r peer.ApprovalRequest, self key.PublicKey) string {
 	lines := []string{"Capabilities: " + clip(strings.Join(r.Caps, ", "), maxText)}
 	if !r.Sub.IsZero() && r.Sub != r.From {
-		lines = append(lines, "For another key: "+shortKey(r.Sub.String()))
+		lines = append(lines, "For another key: "+key.ShortText(r.Sub.String()))
 	}
 	switch {
 	case r.On == nil:
@@ -257,7 +257,7 @@ func grantRequestBody(r peer.ApprovalRequest, self key.PublicKey) string {
 	case len(r.On) == 1 && r.On[0] == self:
 		lines = append(lines, "On: this peer")
 	case len(r.On) == 1:
-		lines = append(lines, "On: "+shortKey(r.On[0].String()))
+		lines = append(lines, "On: "+key.ShortText(r.On[0].String()))
 	default:
 		lines = append(lines, fmt.Sprintf("On: %d peers", len(r.On)))
 	}

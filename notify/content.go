@@ -85,17 +85,6 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-// shortKey names a peer whose name is unknown by the start of its key:
-// the first 8 characters after "ed25519:", the short form the tray's
-// windows and `awp` show too, so a person can compare them.
-func shortKey(k string) string {
-	k = strings.TrimPrefix(k, "ed25519:")
-	if len(k) > 8 {
-		k = k[:8]
-	}
-	return k
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", one)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/awp-tray/awp-tray/peer"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // onLine notifies a new inbound msg, unless the person should not hear of
@@ -47,7 +48,7 @@ func (m *Manager) onLine(ev peer.Event) {
 		t = &thread{key: k}
 		m.threads[k] = t
 	}
-	t.peerName = firstOf(ev.PeerName, info.PeerName, t.peerName, shortKey(firstOf(ev.Peer.String(), l.From.String())))
+	t.peerName = firstOf(ev.PeerName, info.PeerName, t.peerName, key.ShortText(firstOf(ev.Peer.String(), l.From.String())))
 	t.subject = firstOf(info.Subject, t.subject, msg.Subject) // the thread's first subject
 	t.text = msg.preview()
 	t.pending++

@@ -8,19 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
-// keyPrefix is the text prefix of AWP public keys.
-const keyPrefix = "ed25519:"
-
 // ShortKey is the first 8 characters of a key after "ed25519:", the
-// short form people compare; anything else comes back as it is.
-func ShortKey(k string) string {
-	if strings.HasPrefix(k, keyPrefix) && len(k) >= len(keyPrefix)+8 {
-		return k[len(keyPrefix) : len(keyPrefix)+8]
-	}
-	return k
-}
+// short form people compare (key.ShortText); anything else comes back as
+// it is.
+func ShortKey(k string) string { return key.ShortText(k) }
 
 func shortKeys(ks []string) string {
 	out := make([]string, len(ks))

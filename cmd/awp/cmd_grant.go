@@ -16,6 +16,7 @@ import (
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/grant"
+	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/profile"
 	"github.com/awp-tray/awp-tray/peer/wire"
@@ -83,7 +84,7 @@ func runGrants(e *env, args []string) error {
 		case g.Expired:
 			state = "expired"
 		}
-		return []string{g.ID, dir, shortText(body.Iss), shortText(body.Sub), strings.Join(body.Caps, ","), g.Exp, state}
+		return []string{g.ID, dir, key.ShortText(body.Iss), key.ShortText(body.Sub), strings.Join(body.Caps, ","), g.Exp, state}
 	})
 }
 

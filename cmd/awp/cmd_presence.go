@@ -44,7 +44,7 @@ func runPresence(e *env, args []string) error {
 	for _, p := range ps {
 		var d presence.Doc
 		_ = json.Unmarshal(p.Doc, &d)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortText(d.Origin), dash(d.Name), dash(d.Harness),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", key.ShortText(d.Origin), dash(d.Name), dash(d.Harness),
 			dash(d.Model), dash(d.Host), p.Hops, p.Received)
 	}
 	return tw.Flush()

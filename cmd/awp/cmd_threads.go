@@ -91,7 +91,7 @@ func summarize(raw json.RawMessage) string {
 	case *wire.Chunk:
 		b = append(b, "chunk of "+l.Ref)
 	case *wire.Introduce:
-		b = append(b, "introduces "+shortText(l.Peer.Key))
+		b = append(b, "introduces "+key.ShortText(l.Peer.Key))
 		if l.Peer.Name != "" {
 			b = append(b, "("+l.Peer.Name+")")
 		}
@@ -114,16 +114,6 @@ func shortKey(k key.PublicKey) string {
 		return ""
 	}
 	return k.Short()
-}
-
-// shortText is shortKey for a key's text as a line carries it (a text
-// that is not a key's is shown as it is).
-func shortText(k string) string {
-	const p = "ed25519:"
-	if strings.HasPrefix(k, p) && len(k) >= len(p)+8 {
-		return k[len(p) : len(p)+8]
-	}
-	return k
 }
 
 func dash(s string) string {

@@ -31,7 +31,7 @@ func TestCommandLineE2E(t *testing.T) {
 
 	// bob by name, and by the 8 characters tables print.
 	res := decodeJSON[peer.SendResult](t, cli(t, "send", "--data", dirA, "--to", "bob", "--text", "by name"))
-	if out, code, errs := cliCode(t, "send", "--data", dirA, "--to", shortText(b.key), "--th", res.Th, "--text", "by prefix"); code != 0 || errs != "" {
+	if out, code, errs := cliCode(t, "send", "--data", dirA, "--to", key.ShortText(b.key), "--th", res.Th, "--text", "by prefix"); code != 0 || errs != "" {
 		t.Fatalf("send --to PREFIX: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	cli(t, "trust", "--data", dirB, "ALICE")

@@ -244,7 +244,7 @@ func TestBlobGetWithoutFrom(t *testing.T) {
 		t.Errorf("blob get blob_1 = %q", out)
 	}
 	code, _, errs := awp(t, context.Background(), "blob", "get", "--data", dir, "blob_2")
-	if code != exitUsage || !strings.Contains(errs, "2 peers sent a blob blob_2") || !strings.Contains(errs, shortText(q)) || !strings.Contains(errs, "give --from") {
+	if code != exitUsage || !strings.Contains(errs, "2 peers sent a blob blob_2") || !strings.Contains(errs, key.ShortText(q)) || !strings.Contains(errs, "give --from") {
 		t.Errorf("two senders: exit %d, stderr %q", code, errs)
 	}
 	// A blob this peer sent is not one to get.
@@ -337,7 +337,7 @@ func TestQueuedNote(t *testing.T) {
 	f.PeerList = []peer.PeerInfo{{Key: key.MustParsePublic(down), Name: "down"}, {Key: key.MustParsePublic(up), Name: "up", Up: true}}
 	for _, c := range []struct{ to, note string }{
 		{stranger, "awp: " + stranger + " has never connected to this peer: the msg is queued until it connects"},
-		{down, "awp: down (" + shortText(down) + ") is not connected: the msg is queued until it connects\n"},
+		{down, "awp: down (" + key.ShortText(down) + ") is not connected: the msg is queued until it connects\n"},
 		{up, ""},
 	} {
 		code, out, errs := awp(t, context.Background(), "send", "--data", dir, "--to", c.to, "--text", "hi")
@@ -415,8 +415,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"awp", "sta"}, "status state"},
 		{[]string{"awp", "send", "--t"}, "--text --th --to"},
-		{[]string{"awp", "send", "--to", ""}, "bob " + shortText(bob)},
-		{[]string{"awp", "trust", ""}, "bob " + shortText(bob)},
+		{[]string{"awp", "send", "--to", ""}, "bob " + key.ShortText(bob)},
+		{[]string{"awp", "trust", ""}, "bob " + key.ShortText(bob)},
 		{[]string{"awp", "show", "--json", ""}, "thr_abc1"},
 		{[]string{"awp", "run", "--accept", ""}, "any known trusted"},
 		{[]string{"awp", "grant", "--caps", "fs"}, "fs:read fs:write"},

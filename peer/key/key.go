@@ -96,7 +96,22 @@ func (p PublicKey) Short() string {
 	if s == "" {
 		return "(none)"
 	}
-	return s[len(Prefix) : len(Prefix)+8]
+	return ShortText(s)
+}
+
+// ShortLen is how many characters of a key's text after the prefix its
+// short form keeps: the part people compare, the same in the tray, in
+// notifications, in `awp` and in the MCP tools' answers.
+const ShortLen = 8
+
+// ShortText is Short for a key's text as a line or an event carries it:
+// the first ShortLen characters after "ed25519:". A text that is not a
+// key's ("", a name) comes back as it is.
+func ShortText(s string) string {
+	if strings.HasPrefix(s, Prefix) && len(s) >= len(Prefix)+ShortLen {
+		return s[len(Prefix) : len(Prefix)+ShortLen]
+	}
+	return s
 }
 
 // IsZero reports whether p is the zero key.

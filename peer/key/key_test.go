@@ -106,3 +106,20 @@ func TestPublicKeyJSON(t *testing.T) {
 		t.Fatalf("AppendText: %s", got)
 	}
 }
+
+// ShortText keeps the first ShortLen characters after the prefix of a
+// key's text, as Short does for the key; other text comes back as it is.
+func TestShortText(t *testing.T) {
+	k := MustParsePublic(Prefix + "someoneelse" + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	if got := ShortText(k.String()); got != "someonee" || got != k.Short() {
+		t.Errorf("ShortText(%s) = %q, Short() = %q; want someonee", k, got, k.Short())
+	}
+	for _, s := range []string{"", "bob", Prefix + "short", "someoneelse"} {
+		if got := ShortText(s); got != s {
+			t.Errorf("ShortText(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	if got := (PublicKey{}).Short(); got != "(none)" {
+		t.Errorf("zero key's Short() = %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/awp-tray/awp-tray/internal/visible"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 // The text renderings of the tools' answers, for clients that show only
@@ -131,7 +132,7 @@ func renderLine(b *strings.Builder, l Line) {
 	if l.Dir == "out" {
 		who = "you"
 	}
-	fmt.Fprintf(b, "  #%d %s %s from %s (%s) at %s", l.Seq, l.Type, l.ID, who, short(l.From), l.TS)
+	fmt.Fprintf(b, "  #%d %s %s from %s (%s) at %s", l.Seq, l.Type, l.ID, who, key.ShortText(l.From), l.TS)
 	if l.Re != "" {
 		fmt.Fprintf(b, ", answering %s", l.Re)
 	}
@@ -187,7 +188,7 @@ func renderResult(o RequestOut) string {
 			StderrTruncated bool   `json:"stderr_truncated"`
 		}
 		_ = json.Unmarshal(o.Result, &r)
-		fmt.Fprintf(&b, "exit %d after %d ms on %s\n", r.Exit, r.DurationMS, short(o.To))
+		fmt.Fprintf(&b, "exit %d after %d ms on %s\n", r.Exit, r.DurationMS, key.ShortText(o.To))
 		for _, s := range []struct {
 			name, text string
 			cut        bool
@@ -211,9 +212,9 @@ func renderResult(o RequestOut) string {
 		_ = json.Unmarshal(o.Result, &r)
 		switch {
 		case r.Written != nil:
-			fmt.Fprintf(&b, "wrote %d bytes to %s on %s\n", *r.Written, visible.String(r.Path), short(o.To))
+			fmt.Fprintf(&b, "wrote %d bytes to %s on %s\n", *r.Written, visible.String(r.Path), key.ShortText(o.To))
 		case o.Kind == "fs:read" && !r.Dir && r.Content != "":
-			fmt.Fprintf(&b, "%s on %s:\n%s\n", visible.String(r.Path), short(o.To), visible.String(r.Content))
+			fmt.Fprintf(&b, "%s on %s:\n%s\n", visible.String(r.Path), key.ShortText(o.To), visible.String(r.Content))
 		}
 		fmt.Fprintf(&b, "result: %s\n", visible.String(string(o.Result)))
 	}
@@ -250,12 +251,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return visible.String(s)
-}
-
-// short is a key's first 8 characters after "ed25519:".
-func short(k string) string {
-	if s, ok := strings.CutPrefix(k, "ed25519:"); ok && len(s) >= 8 {
-		return s[:8]
-	}
-	return k
 }
