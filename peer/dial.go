@@ -47,16 +47,15 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 	if n.isClosed() {
 		return key.PublicKey{}, ErrClosed
 	}
-	// An address no transport reads gets no dialer: it would try forever.
-	if _, err := transport.ParseAddr(addr); err != nil {
+	d, created, err := n.ensureDialer(addr)
+	if err != nil {
 		return key.PublicKey{}, fmt.Errorf("peer: connect: %w", err)
 	}
-	d, created := n.ensureDialer(addr)
 	ch := make(chan dialResult, 1)
 	d.mu.Lock()
 	for d.stopped { // stopped after ensureDialer found it: a new one takes over
 		d.mu.Unlock()
-		d, created = n.ensureDialer(addr)
+		d, created, _ = n.ensureDialer(addr) // the address parsed a moment ago
 		d.mu.Lock()
 	}
 	if !d.peer.IsZero() && n.sessionFor(d.peer) != nil {
@@ -85,21 +84,25 @@ func (n *Node) Connect(ctx context.Context, addr string) (key.PublicKey, error) 
 }
 
 // ensureDialer returns the dialer of addr, and whether this call made it
-// (and started its dial loop).
-func (n *Node) ensureDialer(addr string) (*dialer, bool) {
+// (and started its dial loop). An address no transport reads gets none
+// (it would be dialed forever, failing): the error is ParseAddr's.
+func (n *Node) ensureDialer(addr string) (*dialer, bool, error) {
+	if _, err := transport.ParseAddr(addr); err != nil {
+		return nil, false, err
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if d := n.dialers[addr]; d != nil {
-		return d, false
+		return d, false, nil
 	}
 	d := &dialer{addr: addr, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	n.dialers[addr] = d
 	if n.closed {
-		return d, false
+		return d, false, nil
 	}
 	n.wg.Add(1)
 	go n.dialLoop(d)
-	return d, true
+	return d, true, nil
 }
 
 // begin counts a dial attempt about to start and returns its number.

@@ -371,11 +371,9 @@ func (n *Node) Start() error {
 		return nil
 	})
 	for _, a := range dials {
-		if _, err := transport.ParseAddr(a); err != nil {
+		if _, _, err := n.ensureDialer(a); err != nil {
 			n.log.Warn("not dialing a malformed address", "err", err) // a Config.Dial; stored ones are dialed ones
-			continue
 		}
-		n.ensureDialer(a)
 	}
 	n.announceRestart(announce)
 	n.log.Info("node started", "key", n.pub.String(), "name", n.cfg.Name, "listen", n.ListenAddrs())

@@ -114,7 +114,8 @@ func peerBytes(k key.PublicKey) []byte {
 	return r[:]
 }
 
-// sub returns (creating when writable) the nested bucket name under top.
+// sub returns the nested bucket name under top, creating it when missing
+// (in a read-only transaction bbolt refuses with ErrTxNotWritable).
 func (tx *Tx) sub(top, name []byte) (*bolt.Bucket, error) {
 	t := tx.btx.Bucket(top)
 	if b := t.Bucket(name); b != nil {
