@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key/keytest"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // FuzzParseGrantRequest: a grant request's data comes from any peer.
@@ -49,18 +50,9 @@ func FuzzParseGrantRequest(f *testing.F) {
 		if r.ttl <= 0 || r.ttl > MaxGrantTTL || r.ttl != time.Duration(r.TTL)*time.Second {
 			t.Fatalf("%s: ttl %d s / %v", data, r.TTL, r.ttl)
 		}
-		again, err := parseGrantRequest(mustJSON(t, r.GrantRequest), from)
+		again, err := parseGrantRequest(wire.MustMarshal(r.GrantRequest), from)
 		if err != nil || !reflect.DeepEqual(again, r) {
 			t.Fatalf("%s: read %+v; written out and read again: %+v, %v", data, r, again, err)
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

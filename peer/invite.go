@@ -28,8 +28,12 @@ var ErrBadInvite = errors.New("peer: bad invite")
 // Unlike a hello, an invite carries the tailcat token: the person hands it
 // to whom they choose.
 func (n *Node) Invite() string {
-	card := wire.Card{Key: n.pub.String(), Name: n.cfg.Name, Listen: expandUnspecified(n.listenAddrs(true))}
-	b, _ := json.Marshal(card)
+	return encodeInvite(wire.Card{Key: n.pub.String(), Name: n.cfg.Name, Listen: expandUnspecified(n.listenAddrs(true))})
+}
+
+// encodeInvite is the invite of card, which ParseInvite reads.
+func encodeInvite(card wire.Card) string {
+	b, _ := json.Marshal(card) // a Card always encodes
 	return InvitePrefix + key.B64.EncodeToString(b)
 }
 

@@ -2,7 +2,6 @@ package peer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -14,21 +13,11 @@ import (
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
-// invite makes an invite of c as Node.Invite does.
-func invite(t testing.TB, c wire.Card) string {
-	t.Helper()
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return InvitePrefix + key.B64.EncodeToString(b)
-}
-
 // A damaged invite is refused with a reason a person can act on, not a
 // decoder's offset.
 func TestParseInviteErrors(t *testing.T) {
 	good := wire.Card{Key: keytest.SeededPublic(1).String(), Name: "bob", Listen: []string{"tcp://127.0.0.1:7702"}}
-	inv := invite(t, good)
+	inv := encodeInvite(good)
 	if c, err := ParseInvite("  " + inv + "\n"); err != nil || !reflect.DeepEqual(c, good) {
 		t.Fatalf("ParseInvite(good) = %+v, %v", c, err)
 	}
@@ -37,7 +26,7 @@ func TestParseInviteErrors(t *testing.T) {
 		{"awp:%%%", "is cut or changed (not base64url)"},
 		{"awp:garbage", "is cut or changed (no card inside)"},
 		{inv[:len(inv)-7], "is cut or changed"},
-		{invite(t, wire.Card{Key: "ed25519:nope"}), "its key: "},
+		{encodeInvite(wire.Card{Key: "ed25519:nope"}), "its key: "},
 	} {
 		_, err := ParseInvite(tc.in)
 		if !errors.Is(err, ErrBadInvite) || !strings.Contains(err.Error(), tc.want) {
@@ -52,7 +41,7 @@ func TestParseInviteErrors(t *testing.T) {
 // FuzzParseInvite: any text is refused or read; what is read has a key
 // that parses, and the same card made into an invite again reads the same.
 func FuzzParseInvite(f *testing.F) {
-	good := invite(f, wire.Card{Key: keytest.SeededPublic(1).String(), Name: "bob", Listen: []string{"tcp://127.0.0.1:7702"}})
+	good := encodeInvite(wire.Card{Key: keytest.SeededPublic(1).String(), Name: "bob", Listen: []string{"tcp://127.0.0.1:7702"}})
 	for _, s := range []string{good, "awp:garbage", "awp:e30", "hello"} {
 		f.Add(s)
 	}
@@ -67,7 +56,7 @@ func FuzzParseInvite(f *testing.F) {
 		if _, err := key.ParsePublic(c.Key); err != nil {
 			t.Fatalf("ParseInvite(%q) read key %q: %v", s, c.Key, err)
 		}
-		again, err := ParseInvite(invite(t, c))
+		again, err := ParseInvite(encodeInvite(c))
 		if err != nil || !reflect.DeepEqual(again, c) {
 			t.Fatalf("ParseInvite(%q) = %+v; made again and read: %+v, %v", s, c, again, err)
 		}
@@ -91,7 +80,7 @@ func TestAddInviteStopsFailedDialers(t *testing.T) {
 	if d == nil {
 		t.Fatal("no dialer for the closed port after Connect")
 	}
-	inv := invite(t, wire.Card{Key: b.Key().String(), Name: "b", Listen: []string{dead, b.addr()}})
+	inv := encodeInvite(wire.Card{Key: b.Key().String(), Name: "b", Listen: []string{dead, b.addr()}})
 	if k, err := a.AddInvite(ctx, inv); err != nil || k != b.Key() {
 		t.Fatalf("AddInvite = %v, %v", k, err)
 	}
