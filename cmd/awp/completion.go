@@ -155,21 +155,52 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 		names = append(names, s.name)
 	}
 	fmt.Fprintf(&b, `_awp() {
-	local cur prev cmd data i
+	local cur prev flag cmd data c i
 	cur="${COMP_WORDS[COMP_CWORD]}"
 	prev="${COMP_WORDS[COMP_CWORD-1]}"
 	COMPREPLY=()
-	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "%s --help --version" -- "$cur"))
+	# bash splits --flag=VALUE into --flag, = and VALUE: flag is the flag
+	# whose value is being completed, if any.
+	flag="$prev"
+	if [[ $cur == = ]]; then
+		cur=""
+	elif [[ $prev == = ]]; then
+		flag="${COMP_WORDS[COMP_CWORD-2]}"
+	fi
+	# c is where the command stands: after a leading --data DIR, which
+	# awp takes as $AWP_DATA for the run.
+	c=1
+	data=""
+	if ((c < COMP_CWORD)); then
+		case "${COMP_WORDS[c]}" in
+		--data|-data)
+			[[ ${COMP_WORDS[c+1]} == = ]] && ((c++))
+			data="${COMP_WORDS[c+1]}"
+			((c += 2)) ;;
+		--data=*|-data=*)
+			data="${COMP_WORDS[c]#*=}"
+			((c++)) ;;
+		esac
+	fi
+	if ((COMP_CWORD < c)); then
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 	fi
-	cmd="${COMP_WORDS[1]}"
-	data=""
-	for ((i = 2; i < COMP_CWORD; i++)); do
-		case "${COMP_WORDS[i]}" in --data|-data) data="${COMP_WORDS[i+1]}" ;; esac
+	if ((COMP_CWORD == c)); then
+		COMPREPLY=($(compgen -W "%s --help --version --data" -- "$cur"))
+		return
+	fi
+	cmd="${COMP_WORDS[c]}"
+	for ((i = c + 1; i < COMP_CWORD; i++)); do
+		case "${COMP_WORDS[i]}" in
+		--data|-data)
+			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
+			((i + 1 < COMP_CWORD)) && data="${COMP_WORDS[i+1]}" ;;
+		--data=*|-data=*) data="${COMP_WORDS[i]#*=}" ;;
+		esac
 	done
-	if [[ $prev == -* ]]; then
-	local p="${prev#-}"
+	if [[ $flag == -* ]]; then
+	local p="${flag#-}"
 	p="${p#-}"
 	case "$p" in
 `, strings.Join(names, " "))
@@ -186,8 +217,8 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	b.WriteString("\t\tesac\n\t\treturn\n\tfi\n")
 	// The n-th positional word: count the words before cur that are not
 	// flags or flag values.
-	b.WriteString("\tlocal n=0\n\tfor ((i = 2; i < COMP_CWORD; i++)); do\n\t\tcase \"${COMP_WORDS[i]}\" in\n")
-	fmt.Fprintf(&b, "\t\t-%s|--%s) ((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
+	b.WriteString("\tlocal n=0\n\tfor ((i = c + 1; i < COMP_CWORD; i++)); do\n\t\tcase \"${COMP_WORDS[i]}\" in\n")
+	fmt.Fprintf(&b, "\t\t-%s|--%s)\n\t\t\t[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))\n\t\t\t((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
 	b.WriteString("\t\t-*) ;;\n\t\t*) ((n++)) ;;\n\t\tesac\n\tdone\n\tcase \"$cmd:$n\" in\n")
 	for _, name := range slices.Sorted(maps.Keys(words)) {
 		for i, ws := range words[name] {
@@ -238,12 +269,55 @@ func writeFish(w io.Writer, specs []completionSpec) {
 	var b strings.Builder
 	b.WriteString("# fish completion for awp: awp completion fish | source\n")
 	b.WriteString("complete -c awp -f\n")
+	// __awp_cmdpos is where the command stands in the command line: after
+	// a leading --data DIR, which awp takes as $AWP_DATA for the run.
 	// __awp_nargs counts the positional words after the command (flags
-	// and their values left out), to complete the next one.
-	fmt.Fprintf(&b, `function __awp_nargs
+	// and their values left out), to complete the next one. __awp_data
+	// gives --data DIR to pass on to awp __complete, when the line has it.
+	fmt.Fprintf(&b, `function __awp_cmdpos
+	set -l toks (commandline -opc)
+	switch "$toks[2]"
+		case --data -data
+			echo 4
+		case '--data=*' '-data=*'
+			echo 3
+		case '*'
+			echo 2
+	end
+end
+function __awp_needs_cmd
+	test (__awp_cmdpos) -gt (count (commandline -opc))
+end
+function __awp_cmd_is
+	set -l toks (commandline -opc)
+	set -l i (__awp_cmdpos)
+	test $i -le (count $toks); and contains -- $toks[$i] $argv
+end
+function __awp_data
+	set -l toks (commandline -opc)
+	set -l d
+	for i in (seq 2 (math (count $toks) - 1))
+		switch $toks[$i]
+			case --data -data
+				set d $toks[(math $i + 1)]
+		end
+	end
+	for tok in $toks[2..-1]
+		switch $tok
+			case '--data=*' '-data=*'
+				set d (string replace -r '^--?data=' '' -- $tok)
+		end
+	end
+	if test -n "$d"
+		echo --data
+		echo $d
+	end
+end
+function __awp_nargs
+	set -l toks (commandline -opc)
 	set -l n 0
 	set -l skip 0
-	for tok in (commandline -opc)[3..-1]
+	for tok in $toks[(math (__awp_cmdpos) + 1)..-1]
 		if test $skip = 1
 			set skip 0
 			continue
@@ -259,11 +333,12 @@ func writeFish(w io.Writer, specs []completionSpec) {
 	echo $n
 end
 `, fishFlagPatterns(valueFlagNames(specs)))
-	b.WriteString("complete -c awp -n __fish_use_subcommand -l help -d 'show the commands'\n")
-	b.WriteString("complete -c awp -n __fish_use_subcommand -l version -d 'show the version'\n")
+	b.WriteString("complete -c awp -n __awp_needs_cmd -l help -d 'show the commands'\n")
+	b.WriteString("complete -c awp -n __awp_needs_cmd -l version -d 'show the version'\n")
+	b.WriteString("complete -c awp -n __awp_needs_cmd -l data -r -F -d 'the data directory for this run ($AWP_DATA)'\n")
 	for _, s := range specs {
-		fmt.Fprintf(&b, "complete -c awp -n __fish_use_subcommand -a %s -d %s\n", s.name, fishQuote(s.summary))
-		cond := fishQuote("__fish_seen_subcommand_from " + s.name)
+		fmt.Fprintf(&b, "complete -c awp -n __awp_needs_cmd -a %s -d %s\n", s.name, fishQuote(s.summary))
+		cond := fishQuote("__awp_cmd_is " + s.name)
 		for _, f := range s.flags {
 			fmt.Fprintf(&b, "complete -c awp -n %s -l %s", cond, f.Name)
 			if !isBool(f) {
@@ -271,9 +346,9 @@ end
 				case flagValues[f.Name] != nil:
 					fmt.Fprintf(&b, " -x -a %s", fishQuote(strings.Join(flagValues[f.Name], " ")))
 				case flagKinds[f.Name] == "key":
-					b.WriteString(" -x -a '(awp __complete keys 2>/dev/null)'")
+					b.WriteString(" -x -a '(awp __complete keys (__awp_data) 2>/dev/null)'")
 				case flagKinds[f.Name] == "thread":
-					b.WriteString(" -x -a '(awp __complete threads 2>/dev/null)'")
+					b.WriteString(" -x -a '(awp __complete threads (__awp_data) 2>/dev/null)'")
 				case flagKinds[f.Name] == "file", flagKinds[f.Name] == "dir":
 					b.WriteString(" -r -F")
 				default:
@@ -286,7 +361,7 @@ end
 			if len(ws) == 1 && ws[0] == "" {
 				continue
 			}
-			c := fishQuote(fmt.Sprintf("__fish_seen_subcommand_from %s; and test (__awp_nargs) = %d", s.name, i))
+			c := fishQuote(fmt.Sprintf("__awp_cmd_is %s; and test (__awp_nargs) = %d", s.name, i))
 			fmt.Fprintf(&b, "complete -c awp -n %s -a %s\n", c, fishQuote(strings.Join(ws, " ")))
 		}
 	}
@@ -294,9 +369,9 @@ end
 	for _, s := range specs {
 		names = append(names, s.name)
 	}
-	fmt.Fprintf(&b, "complete -c awp -n %s -a %s\n", fishQuote("__fish_seen_subcommand_from help"), fishQuote(strings.Join(names, " ")))
-	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete keys 2>/dev/null)'\n", fishQuote("__fish_seen_subcommand_from trust untrust"))
-	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete threads 2>/dev/null)'\n", fishQuote("__fish_seen_subcommand_from show private"))
+	fmt.Fprintf(&b, "complete -c awp -n %s -a %s\n", fishQuote("__awp_cmd_is help; and test (__awp_nargs) = 0"), fishQuote(strings.Join(names, " ")))
+	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete keys (__awp_data) 2>/dev/null)'\n", fishQuote("__awp_cmd_is trust untrust; and test (__awp_nargs) = 0"))
+	fmt.Fprintf(&b, "complete -c awp -n %s -a '(awp __complete threads (__awp_data) 2>/dev/null)'\n", fishQuote("__awp_cmd_is show private; and test (__awp_nargs) = 0"))
 	io.WriteString(w, b.String())
 }
 

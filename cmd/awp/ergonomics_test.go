@@ -409,10 +409,14 @@ func TestCompletion(t *testing.T) {
 		}
 		return string(out)
 	}
-	cases := []struct {
+	// The cases with a leading --data run with $AWP_DATA elsewhere, so
+	// the running peer is found only through the --data they name.
+	noPeer := filepath.Join(t.TempDir(), "none")
+	type compCase struct {
 		words []string // the command line, the word being completed last
 		want  string   // the candidates, space-separated
-	}{
+	}
+	cases := []compCase{
 		{[]string{"awp", "sta"}, "status state"},
 		{[]string{"awp", "send", "--t"}, "--text --th --to"},
 		{[]string{"awp", "send", "--to", ""}, "bob " + key.ShortText(bob)},
@@ -424,14 +428,31 @@ func TestCompletion(t *testing.T) {
 		{[]string{"awp", "decide", "--for", "1h", "ap1", ""}, "allow deny"},
 		{[]string{"awp", "completion", ""}, "bash zsh fish"},
 		{[]string{"awp", "help", "pe"}, "peers pending"},
+		{[]string{"awp", "--d"}, "--data"},
+		{[]string{"awp", "--data", dir}, dir},
+		{[]string{"awp", "--data", dir, "sta"}, "status state"},
+		{[]string{"awp", "--data", dir, "trust", ""}, "bob " + key.ShortText(bob)},
+		{[]string{"awp", "--data", dir, "send", "--to", ""}, "bob " + key.ShortText(bob)},
+		{[]string{"awp", "--data", dir, "presence", "detail", ""}, "full peers none"},
+		{[]string{"awp", "show", "--data", dir, ""}, "thr_abc1"},
 	}
+	// Real bash splits --data=DIR into --data, = and DIR (= is in
+	// COMP_WORDBREAKS); zsh and fish keep one word.
+	bashCases := append(slices.Clip(cases),
+		compCase{[]string{"awp", "--data", "=", dir, "show", ""}, "thr_abc1"},
+		compCase{[]string{"awp", "send", "--data", "=", dir, "--to", "=", ""}, "bob " + key.ShortText(bob)})
+	withData := func(words []string) bool { return slices.Contains(words, "--data") }
 	var b strings.Builder
 	b.WriteString("source <(awp completion bash)\n")
-	for _, c := range cases {
-		fmt.Fprintf(&b, "COMP_WORDS=(%s); COMP_CWORD=%d; COMPREPLY=(); _awp; echo \"${COMPREPLY[*]}\"\n", shellWords(c.words), len(c.words)-1)
+	for _, c := range bashCases {
+		line := fmt.Sprintf("COMP_WORDS=(%s); COMP_CWORD=%d; COMPREPLY=(); _awp; echo \"${COMPREPLY[*]}\"", shellWords(c.words), len(c.words)-1)
+		if withData(c.words) {
+			line = fmt.Sprintf("(AWP_DATA=%s; %s)", noPeer, line)
+		}
+		b.WriteString(line + "\n")
 	}
 	got := strings.Split(strings.TrimSuffix(shell("bash", b.String()), "\n"), "\n")
-	for i, c := range cases {
+	for i, c := range bashCases {
 		if i >= len(got) || got[i] != c.want {
 			t.Errorf("bash %q: got %q, want %q", c.words, got, c.want)
 		}
@@ -445,7 +466,11 @@ func TestCompletion(t *testing.T) {
 	for i, c := range cases {
 		if c.words[len(c.words)-1] == "" {
 			zcases = append(zcases, i)
-			fmt.Fprintf(&b, "emulate sh -c 'COMP_WORDS=(%s); COMP_CWORD=%d; _awp; echo \"${COMPREPLY[*]}\"'\n", shellWords(c.words), len(c.words)-1)
+			line := fmt.Sprintf("emulate sh -c 'COMP_WORDS=(%s); COMP_CWORD=%d; _awp; echo \"${COMPREPLY[*]}\"'", shellWords(c.words), len(c.words)-1)
+			if withData(c.words) {
+				line = fmt.Sprintf("(AWP_DATA=%s; %s)", noPeer, line)
+			}
+			b.WriteString(line + "\n")
 		}
 	}
 	got = strings.Split(strings.TrimSuffix(shell("zsh", b.String()), "\n"), "\n")
@@ -462,7 +487,11 @@ func TestCompletion(t *testing.T) {
 	b.Reset()
 	b.WriteString("awp completion fish | source\n")
 	for _, c := range cases {
-		fmt.Fprintf(&b, "echo (complete -C %s | string replace -r '\\t.*' '')\n", fishQuote(strings.Join(c.words, " ")))
+		line := fmt.Sprintf("echo (complete -C %s | string replace -r '\\t.*' '')", fishQuote(strings.Join(c.words, " ")))
+		if withData(c.words) {
+			line = fmt.Sprintf("begin; set -lx AWP_DATA %s; %s; end", fishQuote(noPeer), line)
+		}
+		b.WriteString(line + "\n")
 	}
 	got = strings.Split(strings.TrimSuffix(shell("fish", b.String()), "\n"), "\n")
 	for i, c := range cases {
@@ -470,7 +499,9 @@ func TestCompletion(t *testing.T) {
 		slices.Sort(want)
 		var g []string
 		if i < len(got) {
-			g = strings.Fields(got[i])
+			for _, w := range strings.Fields(got[i]) {
+				g = append(g, strings.TrimSuffix(w, "/")) // fish ends a directory with /
+			}
 		}
 		slices.Sort(g)
 		if !slices.Equal(g, want) {
