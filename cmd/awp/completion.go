@@ -155,48 +155,78 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 		names = append(names, s.name)
 	}
 	fmt.Fprintf(&b, `_awp() {
-	local cur prev flag cmd data c i
-	cur="${COMP_WORDS[COMP_CWORD]}"
-	prev="${COMP_WORDS[COMP_CWORD-1]}"
-	COMPREPLY=()
-	# bash splits --flag=VALUE into --flag, = and VALUE: flag is the flag
-	# whose value is being completed, if any.
+	local -a w
+	local cword=0 i x full cur prev flag head="" keep r
+	# bash splits words at = and : (COMP_WORDBREAKS): join them again, so
+	# that --caps=fs:read is one word, as awp reads it (zsh does not split).
+	for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+		x="${COMP_WORDS[i]}"
+		if ((i > 1)) && [[ -n $x ]] && [[ $x == [=:] || ${COMP_WORDS[i-1]} == [=:] ]]; then
+			w[${#w[@]}-1]+="$x"
+		else
+			w+=("$x")
+		fi
+		((i == COMP_CWORD)) && cword=$((${#w[@]} - 1))
+	done
+	full="${w[cword]}"
+	cur="$full"
+	prev="${w[cword-1]}"
+	# flag is the flag whose value is being completed, if any: the word
+	# before, or the word itself in --flag=VALUE.
 	flag="$prev"
-	if [[ $cur == = ]]; then
-		cur=""
-	elif [[ $prev == = ]]; then
-		flag="${COMP_WORDS[COMP_CWORD-2]}"
+	if [[ $cur == -*=* ]]; then
+		flag="${cur%%%%=*}"
+		head="$flag="
+		cur="${cur#*=}"
 	fi
+	# The shell replaces only the piece after the last = or : in bash, the
+	# whole word in zsh: keep is the part of the word it leaves alone.
+	r="${COMP_WORDS[COMP_CWORD]}"
+	[[ $r == [=:] ]] && r=""
+	keep="${full:0:${#full}-${#r}}"
+	COMPREPLY=()
+	__awp_reply
+	((${#COMPREPLY[@]})) || return 0
+	COMPREPLY=("${COMPREPLY[@]/#/$head}")
+	COMPREPLY=("${COMPREPLY[@]#"$keep"}")
+}
+
+# __awp_reply fills COMPREPLY with the candidates for cur, from _awp's words.
+__awp_reply() {
+	local cmd data c i
 	# c is where the command stands: after a leading --data DIR, which
 	# awp takes as $AWP_DATA for the run.
 	c=1
 	data=""
-	if ((c < COMP_CWORD)); then
-		case "${COMP_WORDS[c]}" in
+	if ((c < cword)); then
+		case "${w[c]}" in
 		--data|-data)
-			[[ ${COMP_WORDS[c+1]} == = ]] && ((c++))
-			data="${COMP_WORDS[c+1]}"
+			data="${w[c+1]}"
 			((c += 2)) ;;
 		--data=*|-data=*)
-			data="${COMP_WORDS[c]#*=}"
+			data="${w[c]#*=}"
 			((c++)) ;;
 		esac
 	fi
-	if ((COMP_CWORD < c)); then
+	if ((cword < c)); then
+		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 	fi
-	if ((COMP_CWORD == c)); then
-		COMPREPLY=($(compgen -W "%s --help --version --data" -- "$cur"))
+	if ((cword == c)); then
+		case "$head" in
+		"") COMPREPLY=($(compgen -W "%s --help --version --data" -- "$cur")) ;;
+		--data=|-data=)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -d -- "$cur")) ;;
+		esac
 		return
 	fi
-	cmd="${COMP_WORDS[c]}"
-	for ((i = c + 1; i < COMP_CWORD; i++)); do
-		case "${COMP_WORDS[i]}" in
-		--data|-data)
-			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
-			((i + 1 < COMP_CWORD)) && data="${COMP_WORDS[i+1]}" ;;
-		--data=*|-data=*) data="${COMP_WORDS[i]#*=}" ;;
+	cmd="${w[c]}"
+	for ((i = c + 1; i < cword; i++)); do
+		case "${w[i]}" in
+		--data|-data) ((i + 1 < cword)) && data="${w[i+1]}" ;;
+		--data=*|-data=*) data="${w[i]#*=}" ;;
 		esac
 	done
 	if [[ $flag == -* ]]; then
@@ -217,8 +247,8 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	b.WriteString("\t\tesac\n\t\treturn\n\tfi\n")
 	// The n-th positional word: count the words before cur that are not
 	// flags or flag values.
-	b.WriteString("\tlocal n=0\n\tfor ((i = c + 1; i < COMP_CWORD; i++)); do\n\t\tcase \"${COMP_WORDS[i]}\" in\n")
-	fmt.Fprintf(&b, "\t\t-%s|--%s)\n\t\t\t[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))\n\t\t\t((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
+	b.WriteString("\tlocal n=0\n\tfor ((i = c + 1; i < cword; i++)); do\n\t\tcase \"${w[i]}\" in\n")
+	fmt.Fprintf(&b, "\t\t-%s|--%s) ((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
 	b.WriteString("\t\t-*) ;;\n\t\t*) ((n++)) ;;\n\t\tesac\n\tdone\n\tcase \"$cmd:$n\" in\n")
 	for _, name := range slices.Sorted(maps.Keys(words)) {
 		for i, ws := range words[name] {
@@ -254,9 +284,9 @@ func writeBashFlagValues(b *strings.Builder, valueFlags []string) {
 		fmt.Fprintf(b, "\t%s)\n", strings.Join(kinds[k], "|"))
 		switch k {
 		case "dir":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n")
+			b.WriteString("\t\tcompopt -o filenames 2>/dev/null\n\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n")
 		case "file":
-			b.WriteString("\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n")
+			b.WriteString("\t\tcompopt -o filenames 2>/dev/null\n\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n")
 		case "key", "thread":
 			fmt.Fprintf(b, "\t\tCOMPREPLY=($(compgen -W \"$(awp __complete %ss ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\"))\n", k)
 		}

@@ -412,6 +412,10 @@ func TestCompletion(t *testing.T) {
 	// The cases with a leading --data run with $AWP_DATA elsewhere, so
 	// the running peer is found only through the --data they name.
 	noPeer := filepath.Join(t.TempDir(), "none")
+	other := filepath.Join(t.TempDir(), "otherdata") // a directory to complete
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	type compCase struct {
 		words []string // the command line, the word being completed last
 		want  string   // the candidates, space-separated
@@ -428,6 +432,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"awp", "decide", "--for", "1h", "ap1", ""}, "allow deny"},
 		{[]string{"awp", "completion", ""}, "bash zsh fish"},
 		{[]string{"awp", "help", "pe"}, "peers pending"},
+		{[]string{"awp", "grant", "--caps", "fs:"}, "fs:read fs:write"},
+		{[]string{"awp", "grant", "--caps=fs:r"}, "--caps=fs:read"},
+		{[]string{"awp", "--data=" + strings.TrimSuffix(other, "data")}, "--data=" + other},
 		{[]string{"awp", "--d"}, "--data"},
 		{[]string{"awp", "--data", dir}, dir},
 		{[]string{"awp", "--data", dir, "sta"}, "status state"},
@@ -436,11 +443,17 @@ func TestCompletion(t *testing.T) {
 		{[]string{"awp", "--data", dir, "presence", "detail", ""}, "full peers none"},
 		{[]string{"awp", "show", "--data", dir, ""}, "thr_abc1"},
 	}
-	// Real bash splits --data=DIR into --data, = and DIR (= is in
-	// COMP_WORDBREAKS); zsh and fish keep one word.
+	// Real bash splits words at = and : (COMP_WORDBREAKS), --data=DIR
+	// into --data, = and DIR, and replaces only the piece after the last
+	// of them; zsh and fish keep one word.
 	bashCases := append(slices.Clip(cases),
 		compCase{[]string{"awp", "--data", "=", dir, "show", ""}, "thr_abc1"},
-		compCase{[]string{"awp", "send", "--data", "=", dir, "--to", "=", ""}, "bob " + key.ShortText(bob)})
+		compCase{[]string{"awp", "send", "--data", "=", dir, "--to", "="}, "bob " + key.ShortText(bob)},
+		compCase{[]string{"awp", "send", "--to", "=", "b"}, "bob"},
+		compCase{[]string{"awp", "grant", "--caps", "fs", ":"}, "read write"},
+		compCase{[]string{"awp", "grant", "--caps", "=", "fs", ":", "w"}, "write"},
+		compCase{[]string{"awp", "request", "fs", ":"}, "read write"},
+		compCase{[]string{"awp", "--data", "=", strings.TrimSuffix(other, "data")}, other})
 	withData := func(words []string) bool { return slices.Contains(words, "--data") }
 	var b strings.Builder
 	b.WriteString("source <(awp completion bash)\n")
@@ -466,7 +479,10 @@ func TestCompletion(t *testing.T) {
 	for i, c := range cases {
 		if c.words[len(c.words)-1] == "" {
 			zcases = append(zcases, i)
-			line := fmt.Sprintf("emulate sh -c 'COMP_WORDS=(%s); COMP_CWORD=%d; _awp; echo \"${COMPREPLY[*]}\"'", shellWords(c.words), len(c.words)-1)
+			// Double quotes inside the single-quoted script, so that the
+			// empty word stays in COMP_WORDS, as zsh's bashcompinit sets it.
+			words := strings.ReplaceAll(shellWords(c.words), "'", `"`)
+			line := fmt.Sprintf("emulate sh -c 'COMP_WORDS=(%s); COMP_CWORD=%d; _awp; echo \"${COMPREPLY[*]}\"'", words, len(c.words)-1)
 			if withData(c.words) {
 				line = fmt.Sprintf("(AWP_DATA=%s; %s)", noPeer, line)
 			}
