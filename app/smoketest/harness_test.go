@@ -107,6 +107,12 @@ const screenWidth, screenHeight = 1280, 800
 // number is picked by its lock file and the server is probed.)
 func startXvfb(t *testing.T) string {
 	t.Helper()
+	return startXvfbSize(t, screenWidth, screenHeight)
+}
+
+// startXvfbSize is startXvfb with a screen of width × height pixels.
+func startXvfbSize(t *testing.T, width, height int) string {
+	t.Helper()
 	for n := 90 + os.Getpid()%50; n < 300; n++ {
 		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
 			continue
@@ -119,7 +125,7 @@ func startXvfb(t *testing.T) string {
 		// -noreset: by default the server resets when its last client
 		// leaves (the probe below, a tray that quit), and a client that
 		// connects during the reset is refused ("Failed to open display").
-		cmd := exec.Command("Xvfb", display, "-screen", "0", fmt.Sprintf("%dx%dx24", screenWidth, screenHeight), "-nolisten", "tcp", "-noreset")
+		cmd := exec.Command("Xvfb", display, "-screen", "0", fmt.Sprintf("%dx%dx24", width, height), "-nolisten", "tcp", "-noreset")
 		cmd.Stdout, cmd.Stderr = xlog, xlog
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -485,7 +491,13 @@ func labels(items []menuItem) string {
 // session bus and a StatusNotifierWatcher on it (closed at the test's end).
 func desktop(t *testing.T) (display, bus string, w *watchertest.Watcher) {
 	t.Helper()
-	display = startXvfb(t)
+	return desktopSize(t, screenWidth, screenHeight)
+}
+
+// desktopSize is desktop with a screen of width × height pixels.
+func desktopSize(t *testing.T, width, height int) (display, bus string, w *watchertest.Watcher) {
+	t.Helper()
+	display = startXvfbSize(t, width, height)
 	bus = startBus(t)
 	w, err := watchertest.Start(bus)
 	if err != nil {
