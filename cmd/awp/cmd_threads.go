@@ -47,14 +47,41 @@ func runShow(e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, lines)
 	}
+	who := lineAuthors(e, c)
 	for _, l := range lines {
 		ack := ""
 		if l.Dir == "out" && !l.Acked {
 			ack = " (not acked)"
 		}
-		fmt.Fprintf(e.stdout, "#%d %-3s %s%s: %s\n", l.Seq, l.Dir, shortKey(l.From), ack, terminalText(summarize(l.Line)))
+		fmt.Fprintf(e.stdout, "#%d %-3s %s%s: %s\n", l.Seq, l.Dir, who(l.From), ack, terminalText(summarize(l.Line)))
 	}
 	return nil
+}
+
+// lineAuthors names the author of a line as the thread list names a
+// peer: "you" for this peer's own key, "name (short key)" for a peer with
+// a name, else the short key. Names are best effort: without them the
+// short key stands alone.
+func lineAuthors(e *env, c *localapi.Client) func(key.PublicKey) string {
+	var self key.PublicKey
+	if id, err := c.Identity(e.ctx); err == nil {
+		self = id.Key
+	}
+	names := map[key.PublicKey]string{}
+	if peers, err := c.Peers(e.ctx); err == nil {
+		for _, p := range peers {
+			names[p.Key] = p.Name
+		}
+	}
+	return func(k key.PublicKey) string {
+		switch {
+		case k == self && !self.IsZero():
+			return "you"
+		case names[k] != "":
+			return terminalText(names[k]) + " (" + shortKey(k) + ")"
+		}
+		return shortKey(k)
+	}
 }
 
 // summarize renders a wire line on one line for people.

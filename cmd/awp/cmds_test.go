@@ -149,6 +149,32 @@ func TestShowJSON(t *testing.T) {
 	}
 }
 
+// The human form of show names each line's author as the thread list
+// does: "you" for this peer, a peer's name with its short key, else the
+// short key (a name that would break the line is escaped).
+func TestShowAuthors(t *testing.T) {
+	f, dir := serveFake(t)
+	named := key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	unnamed := key.MustParsePublic("ed25519:QAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	odd := key.MustParsePublic("ed25519:RAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	f.Lock()
+	f.PeerList = []peer.PeerInfo{{Key: named, Name: "codex@builder"}, {Key: unnamed}, {Key: odd, Name: "two\nlines"}}
+	f.LinesByTh = map[string][]peer.LineInfo{"thr_a1|": {
+		{Dir: "out", From: f.PubKey, Line: json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"hi"}]}`), Acked: true, Seq: 1},
+		{Dir: "in", From: named, Line: json.RawMessage(`{"t":"state","state":"done"}`), Seq: 2},
+		{Dir: "in", From: unnamed, Line: json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"yo"}]}`), Seq: 3},
+		{Dir: "in", From: odd, Line: json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"x"}]}`), Seq: 4},
+	}}
+	f.Unlock()
+	want := "#1 out you: hi\n" +
+		"#2 in  codex@builder (PAAAAAAA): state done\n" +
+		"#3 in  QAAAAAAA: yo\n" +
+		"#4 in  two\\nlines (RAAAAAAA): x\n"
+	if out := ok(t, "show", "--data", dir, "thr_a1"); out != want {
+		t.Fatalf("show =\n%s\nwant\n%s", out, want)
+	}
+}
+
 func TestPeersJSON(t *testing.T) {
 	f, dir := serveFake(t)
 	f.Lock()
