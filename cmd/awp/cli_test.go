@@ -50,6 +50,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"send", "--to", k, "--lang", "go", "--text", "x"}, "send", "--lang needs --code-file"},
 		{[]string{"state", "working"}, "state", "--th is required"},
 		{[]string{"state", "--th", "thr_abc"}, "state", "missing STATE"},
+		{[]string{"state", "--th", "thr_abc", "thr_abc", "working"}, "state", `unexpected argument "working"`},
+		{[]string{"state", "bad id", "working"}, "state", "TH"},
 		{[]string{"show", "--json"}, "show", "missing TH"},
 		{[]string{"show", "--json", "abc"}, "show", "TH"},
 		{[]string{"show", "--from", "x", "--json", "thr_a"}, "show", "--from"},

@@ -152,10 +152,14 @@ func runState(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *th == "" {
-		return usagef("--th is required")
+	thArg := "--th"
+	if *th == "" && len(pos) == 2 {
+		*th, pos, thArg = pos[0], pos[1:], "TH" // awp state TH STATE, as show takes TH
 	}
-	if err := checkTh("--th", *th); err != nil {
+	if *th == "" {
+		return usagef("--th is required (or give TH before STATE)")
+	}
+	if err := checkTh(thArg, *th); err != nil {
 		return err
 	}
 	state, err := oneArg(pos, "STATE")

@@ -332,9 +332,11 @@ func TestState(t *testing.T) {
 	if out != `{"id":"01J9S"}`+"\n" {
 		t.Fatalf("state printed %q", out)
 	}
+	// The thread may also come first, as show takes it.
+	ok(t, "state", "--data", dir, "thr_b", "done")
 	f.Lock()
 	defer f.Unlock()
-	if !reflect.DeepEqual(f.States, [][3]string{{"thr_a", "working", "running tests"}}) {
+	if !reflect.DeepEqual(f.States, [][3]string{{"thr_a", "working", "running tests"}, {"thr_b", "done", ""}}) {
 		t.Fatalf("states = %q", f.States)
 	}
 }

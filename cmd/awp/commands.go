@@ -48,7 +48,7 @@ func init() {
 		},
 		{
 			name:    "state",
-			usage:   "awp state [--data DIR] --th TH [--note N] STATE",
+			usage:   "awp state [--data DIR] [--note N] --th TH STATE, or TH STATE",
 			summary: "queues a state line (open, working, waiting, done, failed, closed…)",
 			run:     runState,
 		},
