@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // words lists the positional words a command takes, by position, for
@@ -18,9 +20,12 @@ var words = map[string][][]string{
 	"mirror":     {{"hosts", "on", "off"}},
 	"request":    {{"exec", "fs:read", "fs:write"}},
 	"decide":     {{""}, {"allow", "deny"}},
-	"state":      {{"open", "working", "waiting", "done", "failed", "closed"}},
+	"state":      {states, states}, // awp state --th TH STATE, or awp state TH STATE
 	"completion": {{"bash", "zsh", "fish"}},
 }
+
+// states are the states awp state offers (wire.State*).
+var states = []string{wire.StateOpen, wire.StateWorking, wire.StateWaiting, wire.StateDone, wire.StateFailed, wire.StateClosed}
 
 // flagValues lists the values of flags that take one of a few, for
 // completion; flagKinds says what other flags take.

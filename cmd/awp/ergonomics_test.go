@@ -431,6 +431,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"awp", "presence", "detail", ""}, "full peers none"},
 		{[]string{"awp", "decide", "--for", "1h", "ap1", ""}, "allow deny"},
 		{[]string{"awp", "completion", ""}, "bash zsh fish"},
+		{[]string{"awp", "state", "thr_abc1", "wo"}, "working"},
 		{[]string{"awp", "help", "pe"}, "peers pending"},
 		{[]string{"awp", "grant", "--caps", "fs:"}, "fs:read fs:write"},
 		{[]string{"awp", "grant", "--caps=fs:r"}, "--caps=fs:read"},
