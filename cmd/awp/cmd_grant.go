@@ -32,7 +32,7 @@ func runGrant(e *env, args []string) error {
 	caps := fs.String("caps", "", "capabilities, comma-separated: "+strings.Join(knownCaps, ", ")+" (required)")
 	ttl := fs.duration("ttl", 0, "how long the grant is valid, e.g. 1h or 7d (required)")
 	var on stringList
-	fs.Var(&on, "on", "a peer the grant is valid on (repeatable; default any)")
+	fs.Var(&on, "on", "a peer the grant is valid on, this one included (repeatable; default any)")
 	note := fs.String("note", "", "a note signed into the grant")
 	fs.jsonFlag(true)
 	if err := fs.parseNoArgs(args); err != nil {

@@ -159,6 +159,32 @@ func keyedFake(t *testing.T) (f *localapitest.Fake, dir, alice, bob, twin1, twin
 	return
 }
 
+// grant --on takes this peer itself (its name, key or key prefix) beside
+// its peers; a name of both this peer and a peer is ambiguous (bad usage).
+func TestGrantOnSelf(t *testing.T) {
+	f, dir, alice, bob, _, _ := keyedFake(t)
+	self := f.PubKey.String() // the fake's name is "fake"
+	for _, form := range []string{"fake", self, short(self, 6)} {
+		ok(t, "grant", "--data", dir, "--to", "bob", "--caps", "exec", "--ttl", "1h", "--on", form, "--on", "alice")
+	}
+	f.Lock()
+	granted := f.Granted
+	f.PeerList = append(f.PeerList, peer.PeerInfo{Key: key.MustParsePublic(fakeKey(t, "other")), Name: "fake"})
+	f.Unlock()
+	if len(granted) != 3 {
+		t.Fatalf("%d grants, want 3", len(granted))
+	}
+	for _, g := range granted {
+		if g.To.String() != bob || !reflect.DeepEqual(g.On, []key.PublicKey{f.PubKey, key.MustParsePublic(alice)}) {
+			t.Errorf("grant to %s on %v, want on this peer and alice", g.To, g.On)
+		}
+	}
+	code, _, errs := awp(t, context.Background(), "grant", "--data", dir, "--to", "bob", "--caps", "exec", "--ttl", "1h", "--on", "fake")
+	if code != exitUsage || !strings.Contains(errs, `"fake" matches 2 peers`) || !strings.Contains(errs, "(fake, this peer)") {
+		t.Errorf("a name of this peer and of a peer: exit %d, stderr %q", code, errs)
+	}
+}
+
 // short is the first n characters of k's text after "ed25519:".
 func short(k string, n int) string { return strings.TrimPrefix(k, key.Prefix)[:n] }
 

@@ -33,9 +33,10 @@ var ErrUnknownKey = errors.New("unknown peer")
 // is returned as it is, known or not; otherwise s is an unambiguous prefix
 // of a known key's text after "ed25519:" (at least MinKeyPrefix
 // characters, with or without "ed25519:") or the name of exactly one known
-// peer (case-insensitive when no exact match exists). self, when not zero,
-// is a candidate too (a grant's --on may name this node).
-func ResolveKey(s string, peers []peer.PeerInfo, self key.PublicKey) (key.PublicKey, error) {
+// peer (case-insensitive when no exact match exists). self, when its key
+// is not zero, is a candidate too, by its key and its name (a grant's --on
+// may name this node).
+func ResolveKey(s string, peers []peer.PeerInfo, self Identity) (key.PublicKey, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return key.PublicKey{}, fmt.Errorf("%w: empty key", ErrUnknownKey)
@@ -46,15 +47,19 @@ func ResolveKey(s string, peers []peer.PeerInfo, self key.PublicKey) (key.Public
 	if k, err := key.ParsePublic(key.Prefix + s); err == nil {
 		return k, nil
 	}
-	type cand struct{ key, name string }
+	type cand struct{ key, name, label string } // label: what an ambiguity lists beside the key
 	all := make([]cand, 0, len(peers)+1)
 	for _, p := range peers {
 		if !p.Key.IsZero() {
-			all = append(all, cand{p.Key.String(), p.Name})
+			all = append(all, cand{p.Key.String(), p.Name, p.Name})
 		}
 	}
-	if !self.IsZero() {
-		all = append(all, cand{self.String(), "(this peer)"})
+	if !self.Key.IsZero() {
+		label := "this peer"
+		if self.Name != "" {
+			label = self.Name + ", this peer"
+		}
+		all = append(all, cand{self.Key.String(), self.Name, label})
 	}
 	pick := func(match func(c cand) bool) []cand {
 		var out []cand
@@ -95,8 +100,8 @@ func ResolveKey(s string, peers []peer.PeerInfo, self key.PublicKey) (key.Public
 			b.WriteString(", ")
 		}
 		short := strings.TrimPrefix(c.key, key.Prefix)[:12]
-		if c.name != "" {
-			fmt.Fprintf(&b, "%s (%s)", short, c.name)
+		if c.label != "" {
+			fmt.Fprintf(&b, "%s (%s)", short, c.label)
 		} else {
 			b.WriteString(short)
 		}
@@ -104,19 +109,16 @@ func ResolveKey(s string, peers []peer.PeerInfo, self key.PublicKey) (key.Public
 	return key.PublicKey{}, fmt.Errorf("%w: %q matches %d peers: %s", ErrAmbiguousKey, s, len(found), b.String())
 }
 
-// ResolveKey resolves s against the running peer's known peers and its own
-// key (see the function ResolveKey). A full key needs no call.
+// ResolveKey resolves s against the running peer's known peers and itself
+// (see the function ResolveKey). A full key needs no call.
 func (c *Client) ResolveKey(ctx context.Context, s string) (key.PublicKey, error) {
-	if k, err := ResolveKey(s, nil, key.PublicKey{}); err == nil {
+	if k, err := ResolveKey(s, nil, Identity{}); err == nil {
 		return k, nil
 	}
 	peers, err := c.Peers(ctx)
 	if err != nil {
 		return key.PublicKey{}, err
 	}
-	var self key.PublicKey
-	if id, err := c.Identity(ctx); err == nil {
-		self = id.Key
-	}
+	self, _ := c.Identity(ctx) // without it, this peer is no candidate
 	return ResolveKey(s, peers, self)
 }

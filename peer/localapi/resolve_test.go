@@ -17,7 +17,8 @@ func TestResolveKey(t *testing.T) {
 		}
 		return p.Public()
 	}
-	a, b, self := mk(), mk(), mk()
+	a, b := mk(), mk()
+	self := Identity{Key: mk(), Name: "me@laptop"}
 	c := mk() // named "bob" too: the name is then ambiguous
 	peers := []peer.PeerInfo{{Key: a, Name: "alice"}, {Key: b, Name: "bob"}, {Key: c, Name: "bob"}}
 	unseen := mk()
@@ -33,7 +34,8 @@ func TestResolveKey(t *testing.T) {
 		{key.Prefix + at(b, 10), b},
 		{"alice", a},
 		{"ALICE", a},
-		{at(self, 12), self},
+		{at(self.Key, 12), self.Key},
+		{"me@laptop", self.Key}, // this peer by its name
 	}
 	for _, tc := range ok {
 		got, err := ResolveKey(tc.in, peers, self)
@@ -50,8 +52,14 @@ func TestResolveKey(t *testing.T) {
 	if !errors.Is(err, ErrAmbiguousKey) || !strings.Contains(err.Error(), at(b, 12)) || !strings.Contains(err.Error(), at(c, 12)) {
 		t.Errorf("ResolveKey(bob) err = %v, want ambiguous listing both", err)
 	}
-	_, err = ResolveKey(at(a, 6), []peer.PeerInfo{{Key: a}, {Key: a, Name: "dup"}}, key.PublicKey{})
+	_, err = ResolveKey(at(a, 6), []peer.PeerInfo{{Key: a}, {Key: a, Name: "dup"}}, Identity{})
 	if err != nil {
 		t.Errorf("one key listed twice is not ambiguous: %v", err)
+	}
+	// A peer that takes this peer's name: the name is ambiguous, and the
+	// listing says which one is this peer.
+	_, err = ResolveKey("me@laptop", append(peers, peer.PeerInfo{Key: unseen, Name: "me@laptop"}), self)
+	if !errors.Is(err, ErrAmbiguousKey) || !strings.Contains(err.Error(), at(self.Key, 12)+" (me@laptop, this peer)") || !strings.Contains(err.Error(), at(unseen, 12)+" (me@laptop)") {
+		t.Errorf("ResolveKey(me@laptop) err = %v, want ambiguous naming this peer", err)
 	}
 }
