@@ -61,7 +61,13 @@ func describe(ev peer.Event) string {
 	}
 	switch {
 	case ev.Line != nil:
-		s += fmt.Sprintf(" %s %s: %s", ev.Line.Dir, shortKey(ev.Line.From), summarize(ev.Line.Line))
+		// The author only where it is not the event's peer (a line a
+		// sharer mirrored): an in line is the peer's, an out line ours.
+		s += " " + ev.Line.Dir
+		if f := ev.Line.From; ev.Line.Dir == "in" && f != ev.Peer {
+			s += " from " + shortKey(f)
+		}
+		s += ": " + summarize(ev.Line.Line)
 	case ev.Blob != nil:
 		s += fmt.Sprintf(" blob %s %s %s", ev.Blob.Ref, dash(ev.Blob.Name), blobStatus(*ev.Blob))
 	case ev.Approval != nil:

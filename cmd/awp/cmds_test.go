@@ -465,6 +465,29 @@ func TestTerminalText(t *testing.T) {
 	}
 }
 
+// awp watch names a line's author only where it is not the event's peer:
+// a line a sharer mirrored from a third peer.
+func TestWatchLineAuthor(t *testing.T) {
+	p := key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	me := key.MustParsePublic("ed25519:MAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	third := key.MustParsePublic("ed25519:TAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	msg := json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"hi"}]}`)
+	for _, c := range []struct {
+		dir  string
+		from key.PublicKey
+		want string
+	}{
+		{"in", p, "t line bob (PAAAAAAA) thr_a in: hi"},
+		{"out", me, "t line bob (PAAAAAAA) thr_a out: hi"},
+		{"in", third, "t line bob (PAAAAAAA) thr_a in from TAAAAAAA: hi"},
+	} {
+		ev := peer.Event{Time: "t", Type: peer.EventLine, Peer: p, PeerName: "bob", Th: "thr_a", Line: &peer.LineInfo{Dir: c.dir, From: c.from, Line: msg}}
+		if got := describe(ev); got != c.want {
+			t.Errorf("%s line from %s: %q, want %q", c.dir, c.from.Short(), got, c.want)
+		}
+	}
+}
+
 // A peer's name and subject cannot move a column, forge a row or reach the
 // terminal as an escape sequence: each cell of a table is terminal-safe.
 func TestListCellsTerminalSafe(t *testing.T) {
