@@ -31,11 +31,12 @@ var states = []string{wire.StateOpen, wire.StateWorking, wire.StateWaiting, wire
 // completion; flagKinds says what other flags take.
 var (
 	flagValues = map[string][]string{
-		"accept":   {"any", "known", "trusted"},
-		"presence": {"full", "peers", "none"},
-		"approve":  {"deny", "ask"},
-		"keyring":  {"keyring", "file"},
-		"caps":     knownCaps,
+		"accept":       {"any", "known", "trusted"},
+		"presence":     {"full", "peers", "none"},
+		"approve":      {"deny", "ask"},
+		"keyring":      {"keyring", "file"},
+		"caps":         knownCaps,
+		"exec-sandbox": {"auto", "bwrap", "none"},
 	}
 	flagKinds = map[string]string{
 		"data": "dir", "workspace": "dir",

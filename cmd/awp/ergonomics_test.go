@@ -49,6 +49,12 @@ func TestHelpListsEveryFlag(t *testing.T) {
 				if d := flagDescription(f); d != f.Usage && !strings.Contains(line, "(default "+f.DefValue+")") {
 					t.Errorf("--%s: default %q not shown in %q", f.Name, f.DefValue, line)
 				}
+				// A value is named for what it is (auto|bwrap|none,
+				// DURATION|off), not by the flag's name in capitals
+				// (EXEC-SANDBOX, KEEP-BLOBS).
+				if m := metavar(f); !isBool(f) && strings.Contains(f.Name, "-") && m == strings.ToUpper(f.Name) {
+					t.Errorf("--%s: its value is named %s in help", f.Name, m)
+				}
 			})
 			if n == 0 || !strings.Contains(out, "--data DIR") {
 				t.Errorf("%s: %d flags listed", c.name, n)
@@ -453,6 +459,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"awp", "trust", ""}, "bob " + key.ShortText(bob)},
 		{[]string{"awp", "show", "--json", ""}, "thr_abc1"},
 		{[]string{"awp", "run", "--accept", ""}, "any known trusted"},
+		{[]string{"awp", "run", "--exec-sandbox", ""}, "auto bwrap none"},
 		{[]string{"awp", "grant", "--caps", "fs"}, "fs:read fs:write"},
 		{[]string{"awp", "presence", "detail", ""}, "full peers none"},
 		{[]string{"awp", "decide", "--for", "1h", "ap1", ""}, "allow deny"},

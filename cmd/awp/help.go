@@ -107,6 +107,8 @@ var metavars = map[string]string{
 	"keyring": "keyring|file", "accept": "any|known|trusted", "presence": "full|peers|none",
 	"approve": "deny|ask", "caps": "C[,C…]", "env": "K=V", "data-json": "JSON", "mime": "MIME",
 	"tailcat-relay": "RELAY", "text": "TEXT", "lang": "LANG",
+	"exec-sandbox": "auto|bwrap|none", "keep-threads": "DURATION|off", "keep-blobs": "DURATION|off",
+	"harness": "NAME", "model": "NAME", "about": "TEXT", "note": "TEXT", "reason": "TEXT", "subject": "TEXT",
 }
 
 // flagDescription is the flag's description and, unless it is the zero
