@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -79,6 +80,18 @@ type BlobInfo struct {
 	Reason     string        `json:"reason,omitempty"` // why it is corrupt, or was refused or dropped
 	Sha256     string        `json:"sha256,omitempty"`
 	Dir        string        `json:"dir"` // "in" or "out"
+}
+
+// State says where the blob stands, for people: "corrupt", "complete" or
+// "incomplete (N of M bytes)".
+func (b BlobInfo) State() string {
+	switch {
+	case b.Corrupt:
+		return "corrupt"
+	case b.Complete:
+		return "complete"
+	}
+	return fmt.Sprintf("incomplete (%d of %d bytes)", b.Received, b.Size)
 }
 
 // BlobFile names a local file to send as a blob part.

@@ -87,3 +87,21 @@ func TestAPIJSONUnchanged(t *testing.T) {
 		t.Errorf("%d lines, want %d", len(got), len(bytes.Split(want, []byte("\n"))))
 	}
 }
+
+// BlobInfo.State is the one wording of a blob's state: the node's error
+// for a blob not ready, awp blobs, awp blob get and awp watch.
+func TestBlobInfoState(t *testing.T) {
+	for _, c := range []struct {
+		b    BlobInfo
+		want string
+	}{
+		{BlobInfo{Size: 10, Received: 3}, "incomplete (3 of 10 bytes)"},
+		{BlobInfo{Size: 10, Received: 10, Complete: true}, "complete"},
+		{BlobInfo{Size: 10, Received: 10, Complete: true, Corrupt: true}, "corrupt"},
+		{BlobInfo{Size: 10, Received: 4, Corrupt: true}, "corrupt"},
+	} {
+		if got := c.b.State(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
+	}
+}

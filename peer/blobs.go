@@ -64,24 +64,15 @@ func (n *Node) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, BlobInfo
 	if b == nil {
 		return nil, BlobInfo{}, fmt.Errorf("%w: %s from %s", ErrNoBlob, ref, k.Short())
 	}
+	info := blobInfo(b)
 	if !b.Complete || b.Corrupt {
-		return nil, *blobInfo(b), fmt.Errorf("%w: %s is %s", ErrNoBlob, ref, blobState(b))
+		return nil, *info, fmt.Errorf("%w: %s is %s", ErrNoBlob, ref, info.State())
 	}
 	f, err := os.Open(n.db.Path(b.File))
 	if err != nil {
-		return nil, *blobInfo(b), fmt.Errorf("peer: open blob: %w", err)
+		return nil, *info, fmt.Errorf("peer: open blob: %w", err)
 	}
-	return f, *blobInfo(b), nil
-}
-
-func blobState(b *store.Blob) string {
-	switch {
-	case b.Corrupt:
-		return "corrupt"
-	case b.Complete:
-		return "complete"
-	}
-	return fmt.Sprintf("incomplete (%d of %d bytes)", b.Received, b.Size)
+	return f, *info, nil
 }
 
 // stagedBlob is a local file copied into the blob store before its msg commits.

@@ -18,18 +18,8 @@ import (
 
 func runBlobs(e *env, args []string) error {
 	return runList(e, args, "blobs", (*localapi.Client).Blobs, "REF\tDIR\tFROM\tTH\tNAME\tSIZE\tSTATUS", func(b peer.BlobInfo) []string {
-		return []string{b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), strconv.FormatInt(b.Size, 10), blobStatus(b)}
+		return []string{b.Ref, b.Dir, shortKey(b.From), b.Th, dash(b.Name), strconv.FormatInt(b.Size, 10), b.State()}
 	})
-}
-
-func blobStatus(b peer.BlobInfo) string {
-	switch {
-	case b.Corrupt:
-		return "corrupt"
-	case b.Complete:
-		return "complete"
-	}
-	return fmt.Sprintf("%d/%d bytes", b.Received, b.Size)
 }
 
 func runBlob(e *env, args []string) error {
@@ -70,7 +60,7 @@ func runBlob(e *env, args []string) error {
 	}
 	defer rc.Close()
 	if !info.Complete || info.Corrupt {
-		return fmt.Errorf("blob %s from %s is %s", info.Ref, info.From, blobStatus(info))
+		return fmt.Errorf("blob %s from %s is %s", info.Ref, info.From, info.State())
 	}
 	if *out == "" {
 		return e.wrap("blob get", copyChecked(e.stdout, rc, info))

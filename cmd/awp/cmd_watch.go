@@ -69,7 +69,7 @@ func describe(ev peer.Event) string {
 		}
 		s += ": " + summarize(ev.Line.Line)
 	case ev.Blob != nil:
-		s += fmt.Sprintf(" blob %s %s %s", ev.Blob.Ref, dash(ev.Blob.Name), blobStatus(*ev.Blob))
+		s += fmt.Sprintf(" blob %s %s %s", ev.Blob.Ref, dash(ev.Blob.Name), ev.Blob.State())
 	case ev.Approval != nil:
 		s += fmt.Sprintf(" approval %s from %s: %v", ev.Approval.ID, shortKey(ev.Approval.From), ev.Approval.Caps)
 	case ev.Of != "":
