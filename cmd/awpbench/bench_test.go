@@ -42,7 +42,7 @@ func TestQuickRun(t *testing.T) {
 		"blob_ratio", "handshake_ms", "handshake_p90_ms", "rss_mb", "rss_sender_mb", "rss_receiver_mb", "fsync_per_s",
 		"tunnel_tcp_msgs_per_s", "tunnel_tcp_blob_mb_s", "wg_msgs_per_s", "wg_blob_mb_s", "wg_raw_mb_s", "wg_blob_ratio",
 		"wg_raw_2proc_mb_s", "wg_blob_ratio_ceiling", "wg_stock_raw_mb_s", "wg_blob_ratio_stock",
-		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio", "tailcat_tcp_msgs_per_s", "tailcat_msgs_rounds", "blob_rounds",
+		"tailcat_msgs_per_s", "tailcat_blob_mb_s", "tailcat_raw_mb_s", "tailcat_blob_ratio", "tailcat_raw_2proc_mb_s", "tailcat_blob_ratio_2proc", "tailcat_blob_ratio_ceiling", "tailcat_tcp_msgs_per_s", "tailcat_msgs_rounds", "blob_rounds",
 		"scale_lines", "scale_threads", "scale_blobs", "scale_blob_mb", "scale_db_mb", "scale_gen_s", "scale_start_s", "scale_start_empty_s",
 		"scale_threads_ms", "scale_threads_first_ms", "scale_threads_cpu_ms", "scale_open_ms", "scale_open_first_ms", "scale_rss_mb",
 		"presence100_nodes", "presence100_edges", "presence100_diameter", "presence100_initial_s", "presence100_converge_s",

@@ -169,8 +169,12 @@ func (c *child) run() error {
 	if err != nil {
 		return err
 	}
+	tc, err := c.tailcatOptions()
+	if err != nil {
+		return err
+	}
 	if c.mode == "raw" {
-		return c.runRaw(k)
+		return c.runRaw(k, tc)
 	}
 	if c.mode == "scale" {
 		return c.runScale(k)
@@ -183,17 +187,7 @@ func (c *child) run() error {
 			cfg.Trust = []key.PublicKey{c.trust} // applied before the listeners start
 		}
 	}
-	if c.derpMap != "" {
-		b, err := os.ReadFile(c.derpMap)
-		if err != nil {
-			return err
-		}
-		var dm tailcfg.DERPMap
-		if err := json.Unmarshal(b, &dm); err != nil {
-			return fmt.Errorf("derp map: %w", err)
-		}
-		cfg.Tailcat = transport.TailcatOptions{DERPMap: &dm}
-	}
+	cfg.Tailcat = tc
 	nd, err := peer.New(cfg)
 	if err != nil {
 		return err
@@ -225,6 +219,22 @@ func (c *child) run() error {
 	}
 	c.emit(childMsg{Event: "done", RSSMB: peakRSSMB(), Mem: c.memAccount()})
 	return nil
+}
+
+// tailcatOptions reads -derp-map (the parent's in-process relay), if given.
+func (c *child) tailcatOptions() (transport.TailcatOptions, error) {
+	if c.derpMap == "" {
+		return transport.TailcatOptions{}, nil
+	}
+	b, err := os.ReadFile(c.derpMap)
+	if err != nil {
+		return transport.TailcatOptions{}, err
+	}
+	var dm tailcfg.DERPMap
+	if err := json.Unmarshal(b, &dm); err != nil {
+		return transport.TailcatOptions{}, fmt.Errorf("derp map: %w", err)
+	}
+	return transport.TailcatOptions{DERPMap: &dm}, nil
 }
 
 // memAccount is where the memory was at the peak (-memprofile), or "".

@@ -216,8 +216,8 @@ func writeN(w io.Writer, buf []byte, n int64) error {
 // receiver reports "warm" after the warm-up and "raw" (start and end of the
 // timed part) when the rest is in; the sender writes the rest when told
 // "go" and reports "going".
-func (c *child) runRaw(k key.PrivateKey) error {
-	m := transport.New(transport.Options{Key: k})
+func (c *child) runRaw(k key.PrivateKey, tc transport.TailcatOptions) error {
+	m := transport.New(transport.Options{Key: k, Tailcat: tc})
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -78,8 +78,14 @@ type results struct {
 	TailcatBlobTransMB float64 `json:"tailcat_blob_transfer_mb_s,omitempty"`
 	TailcatRawMBs      float64 `json:"tailcat_raw_mb_s,omitempty"`
 	TailcatBlobRatio   float64 `json:"tailcat_blob_ratio,omitempty"` // tailcat_blob_mb_s / tailcat_raw_mb_s
-	TailcatConnectMS   float64 `json:"tailcat_connect_ms,omitempty"`
-	TailcatMsgsRatio   float64 `json:"tailcat_msgs_ratio,omitempty"` // tailcat_msgs_per_s / tailcat_tcp_msgs_per_s
+	// The same as wg's three below: the raw stream between two child
+	// processes, the blob against it, and the ratio if AWP cost nothing
+	// but base64's bytes.
+	TailcatRaw2ProcMBs      float64 `json:"tailcat_raw_2proc_mb_s,omitempty"`
+	TailcatBlobRatio2Proc   float64 `json:"tailcat_blob_ratio_2proc,omitempty"`   // tailcat_blob_mb_s / tailcat_raw_2proc_mb_s
+	TailcatBlobRatioCeiling float64 `json:"tailcat_blob_ratio_ceiling,omitempty"` // 0.75 * tailcat_raw_2proc_mb_s / tailcat_raw_mb_s
+	TailcatConnectMS        float64 `json:"tailcat_connect_ms,omitempty"`
+	TailcatMsgsRatio        float64 `json:"tailcat_msgs_ratio,omitempty"` // tailcat_msgs_per_s / tailcat_tcp_msgs_per_s
 	// tailcat_msgs_per_s and tailcat_tcp_msgs_per_s are medians of
 	// tailcat_msgs_rounds rounds each, tcp's and tailcat's alternated.
 	TailcatTCPMsgsPerS float64 `json:"tailcat_tcp_msgs_per_s,omitempty"`

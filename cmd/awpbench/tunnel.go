@@ -417,7 +417,9 @@ func (b *bench) tailcatFig() error {
 	if err := os.WriteFile(mapFile, dm, 0o600); err != nil {
 		return err
 	}
-	rr, err := tailcatRawMBPerSec(transport.TailcatOptions{DERPMap: relay.Map}, int64(o.tunnelRawMiB)<<20)
+	rawSize := int64(o.tunnelRawMiB) << 20
+	rawMB := float64(rawSize) / 1e6
+	rr, err := tailcatRawMBPerSec(transport.TailcatOptions{DERPMap: relay.Map}, rawSize)
 	if err != nil {
 		return fmt.Errorf("raw tailcat: %w", err)
 	}
@@ -426,6 +428,12 @@ func (b *bench) tailcatFig() error {
 		raw, o.tunnelRawMiB)
 	bd := binding{name: "tailcat", recv: []string{"--listen", transport.TailcatListen, "--derp-map", mapFile},
 		send: []string{"--derp-map", mapFile}, trust: true}
+	r2, err := b.runRaw2("tailcat-raw2", rawSize, bd)
+	if err != nil {
+		return fmt.Errorf("raw tailcat, two processes: %w", err)
+	}
+	b.printf("   the same raw stream between two processes (as the nodes are): %.0f MB/s (CPU %.1f ms per MB, in one process %.1f)",
+		r2.mbs, r2.cpu*1000/rawMB, rr.cpu*1000/rawMB)
 	// The msgs workload, alternated with the same over tcp:// (each round
 	// is a fraction of a second of work: run once after the other, the two
 	// figures saw different moments of a shared host).
@@ -445,6 +453,9 @@ func (b *bench) tailcatFig() error {
 	r.TailcatBlobTransMB = round(br.transferMBPerS(), 1)
 	r.TailcatRawMBs = round(raw, 1)
 	r.TailcatBlobRatio = round(r.TailcatBlobMBs/r.TailcatRawMBs, 4)
+	r.TailcatRaw2ProcMBs = round(r2.mbs, 1)
+	r.TailcatBlobRatio2Proc = round(r.TailcatBlobMBs/r.TailcatRaw2ProcMBs, 4)
+	r.TailcatBlobRatioCeiling = round(base64Payload*r.TailcatRaw2ProcMBs/r.TailcatRawMBs, 4)
 	r.TailcatConnectMS = round(m.conn.ConnectS*1000, 2)
 	r.TailcatMsgsRatio = round(r.TailcatMsgsPerS/r.TailcatTCPMsgsPerS, 4)
 	r.RSSTailcatSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
@@ -453,6 +464,9 @@ func (b *bench) tailcatFig() error {
 		o.tunnelN, r.TailcatMsgsPerS, r.TailcatTCPMsgsPerS, r.TailcatMsgsRatio, tailcatMsgsRounds, r.TailcatConnectMS,
 		o.tunnelBlobMiB, r.TailcatBlobMBs, br.staging, r.TailcatBlobTransMB, r.TunnelTCPBlobMBs, raw, r.TailcatBlobRatio)
 	b.printf("   msgs/s of each round: tailcat %s; tcp %s", rates(m.rates), rates(tcpAlt.rates))
+	b.printf("   the blob against the raw stream between two processes (%.0f MB/s): ratio %.4f; its ceiling, chunk data being base64, between two processes: %.2f x %.1f / %.1f = %.4f (%.0f%% of it reached)",
+		r.TailcatRaw2ProcMBs, r.TailcatBlobRatio2Proc,
+		base64Payload, r.TailcatRaw2ProcMBs, r.TailcatRawMBs, r.TailcatBlobRatioCeiling, 100*r.TailcatBlobRatio/r.TailcatBlobRatioCeiling)
 	b.printf("   issue 22: tailcat_blob_ratio %.4f, goal >= %.1f: %s; tailcat_msgs_ratio (msgs/s / tcp's at the same size, medians of alternated rounds) %.4f, goal >= %.1f: %s",
 		r.TailcatBlobRatio, goalTunnelBlobRatio, verdict(r.TailcatBlobRatio >= goalTunnelBlobRatio),
 		r.TailcatMsgsRatio, goalTailcatMsgsRatio, verdict(r.TailcatMsgsRatio >= goalTailcatMsgsRatio))
