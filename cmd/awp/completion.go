@@ -146,21 +146,10 @@ func runComplete(e *env, args []string) error {
 	return nil
 }
 
-// writeBash writes the bash completion function; zsh runs the same one
-// through bashcompinit.
-func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
-	var b strings.Builder
-	if zsh {
-		b.WriteString("# zsh completion for awp: source <(awp completion zsh) (in ~/.zshrc, after compinit)\n")
-		b.WriteString("autoload -U +X bashcompinit && bashcompinit\n")
-	} else {
-		b.WriteString("# bash completion for awp: source <(awp completion bash)\n")
-	}
-	var names []string
-	for _, s := range specs {
-		names = append(names, s.name)
-	}
-	fmt.Fprintf(&b, `_awp() {
+// bashWrapper is the bash completion function awp registers: it reads
+// the command line (bash's words joined again where bash split them), asks
+// __awp_reply for the candidates and gives back what the shell replaces.
+const bashWrapper = `_awp() {
 	local -a w
 	local cword=0 i x full cur prev flag head="" keep r
 	# bash splits words at = and : (COMP_WORDBREAKS): join them again, so
@@ -181,7 +170,7 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	# before, or the word itself in --flag=VALUE.
 	flag="$prev"
 	if [[ $cur == -*=* ]]; then
-		flag="${cur%%%%=*}"
+		flag="${cur%%=*}"
 		head="$flag="
 		cur="${cur#*=}"
 	fi
@@ -197,7 +186,24 @@ func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
 	COMPREPLY=("${COMPREPLY[@]#"$keep"}")
 }
 
-# __awp_reply fills COMPREPLY with the candidates for cur, from _awp's words.
+`
+
+// writeBash writes the bash completion function; zsh runs the same one
+// through bashcompinit.
+func writeBash(w io.Writer, specs []completionSpec, zsh bool) {
+	var b strings.Builder
+	if zsh {
+		b.WriteString("# zsh completion for awp: source <(awp completion zsh) (in ~/.zshrc, after compinit)\n")
+		b.WriteString("autoload -U +X bashcompinit && bashcompinit\n")
+	} else {
+		b.WriteString("# bash completion for awp: source <(awp completion bash)\n")
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	b.WriteString(bashWrapper)
+	fmt.Fprintf(&b, `# __awp_reply fills COMPREPLY with the candidates for cur, from _awp's words.
 __awp_reply() {
 	local cmd data c i
 	# c is where the command stands: after a leading --data DIR, which
@@ -251,24 +257,30 @@ __awp_reply() {
 		fmt.Fprintf(&b, "\t\t%s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", s.name, strings.Join(append(fl, "--help"), " "))
 	}
 	b.WriteString("\t\tesac\n\t\treturn\n\tfi\n")
-	// The n-th positional word: count the words before cur that are not
-	// flags or flag values.
+	writeBashWords(&b, valueFlags, names)
+	b.WriteString("}\ncomplete -F _awp awp\n")
+	io.WriteString(w, b.String())
+}
+
+// writeBashWords writes the cases that complete the n-th positional word
+// of a command: count the words before cur that are not flags or flag
+// values, then the command's words, names or peers' keys and threads.
+func writeBashWords(b *strings.Builder, valueFlags, names []string) {
 	b.WriteString("\tlocal n=0\n\tfor ((i = c + 1; i < cword; i++)); do\n\t\tcase \"${w[i]}\" in\n")
-	fmt.Fprintf(&b, "\t\t-%s|--%s) ((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
+	fmt.Fprintf(b, "\t\t-%s|--%s) ((i++)) ;;\n", strings.Join(valueFlags, "|-"), strings.Join(valueFlags, "|--"))
 	b.WriteString("\t\t-*) ;;\n\t\t*) ((n++)) ;;\n\t\tesac\n\tdone\n\tcase \"$cmd:$n\" in\n")
 	for _, name := range slices.Sorted(maps.Keys(words)) {
 		for i, ws := range words[name] {
 			if len(ws) == 1 && ws[0] == "" {
 				continue
 			}
-			fmt.Fprintf(&b, "\t%s:%d) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", name, i, strings.Join(ws, " "))
+			fmt.Fprintf(b, "\t%s:%d) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", name, i, strings.Join(ws, " "))
 		}
 	}
-	fmt.Fprintf(&b, "\thelp:0) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", strings.Join(names, " "))
+	fmt.Fprintf(b, "\thelp:0) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", strings.Join(names, " "))
 	b.WriteString("\ttrust:0|untrust:0) COMPREPLY=($(compgen -W \"$(awp __complete keys ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\")) ;;\n")
 	b.WriteString("\tshow:0|private:0) COMPREPLY=($(compgen -W \"$(awp __complete threads ${data:+--data \"$data\"} 2>/dev/null)\" -- \"$cur\")) ;;\n")
-	b.WriteString("\tesac\n}\ncomplete -F _awp awp\n")
-	io.WriteString(w, b.String())
+	b.WriteString("\tesac\n")
 }
 
 // writeBashFlagValues writes the cases that complete a flag's value: the
@@ -300,17 +312,14 @@ func writeBashFlagValues(b *strings.Builder, valueFlags []string) {
 	}
 }
 
-// writeFish writes fish completions.
-func writeFish(w io.Writer, specs []completionSpec) {
-	var b strings.Builder
-	b.WriteString("# fish completion for awp: awp completion fish | source\n")
-	b.WriteString("complete -c awp -f\n")
-	// __awp_cmdpos is where the command stands in the command line: after
-	// a leading --data DIR, which awp takes as $AWP_DATA for the run.
-	// __awp_nargs counts the positional words after the command (flags
-	// and their values left out), to complete the next one. __awp_data
-	// gives --data DIR to pass on to awp __complete, when the line has it.
-	fmt.Fprintf(&b, `function __awp_cmdpos
+// fishFuncs are the fish functions the completions test with:
+// __awp_cmdpos is where the command stands in the command line (after a
+// leading --data DIR, which awp takes as $AWP_DATA for the run);
+// __awp_needs_cmd and __awp_cmd_is ask about the command; __awp_data gives
+// --data DIR to pass on to awp __complete, when the line has it.
+// (__awp_nargs, written with the flags, counts the positional words after
+// the command, flags and their values left out, to complete the next one.)
+const fishFuncs = `function __awp_cmdpos
 	set -l toks (commandline -opc)
 	switch "$toks[2]"
 		case --data -data
@@ -349,7 +358,15 @@ function __awp_data
 		echo $d
 	end
 end
-function __awp_nargs
+`
+
+// writeFish writes fish completions.
+func writeFish(w io.Writer, specs []completionSpec) {
+	var b strings.Builder
+	b.WriteString("# fish completion for awp: awp completion fish | source\n")
+	b.WriteString("complete -c awp -f\n")
+	b.WriteString(fishFuncs)
+	fmt.Fprintf(&b, `function __awp_nargs
 	set -l toks (commandline -opc)
 	set -l n 0
 	set -l skip 0
