@@ -51,7 +51,12 @@ func renderPeers(o PeersOut) string {
 					tags = append(tags, visible.String(t))
 				}
 			}
-			tags = append(tags, fmt.Sprintf("%d threads, %d unread", pr.Threads, pr.Unread))
+			// A peer that publishes no threads (detail peers) lists
+			// none, which is not "0 threads": say only what it said.
+			if pr.Threads > 0 {
+				tags = append(tags, fmt.Sprintf("%d threads published", pr.Threads))
+			}
+			tags = append(tags, fmt.Sprintf("%d unread", pr.Unread))
 		}
 		fmt.Fprintf(&b, "  (%s)\n", strings.Join(tags, ", "))
 	}

@@ -24,3 +24,17 @@ func TestRenderThreadHead(t *testing.T) {
 		t.Errorf("an empty subject shows as quotes: %q", show)
 	}
 }
+
+// awp_peers says how many threads a peer publishes only when it publishes
+// some: a peer at presence detail "peers" lists none, which is not "0
+// threads" (it read "0 threads, 9 unread").
+func TestRenderPeersThreads(t *testing.T) {
+	o := PeersOut{Peers: []PeerOut{
+		{Name: "alice", Key: "ed25519:A", Up: true, Presence: &PresenceSummary{Host: "vm", Unread: 9}},
+		{Name: "bob", Key: "ed25519:B", Presence: &PresenceSummary{Threads: 3, Unread: 1}},
+	}}
+	want := "- alice  ed25519:A  (up, vm, 9 unread)\n- bob  ed25519:B  (down, 3 threads published, 1 unread)\n"
+	if got := renderPeers(o); got != want {
+		t.Errorf("renderPeers =\n%s\nwant\n%s", got, want)
+	}
+}

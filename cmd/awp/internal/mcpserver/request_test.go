@@ -131,6 +131,26 @@ func TestRequestForbidden(t *testing.T) {
 	if !strings.Contains(msg, "forbidden") || !strings.Contains(msg, "ask_grant") {
 		t.Fatalf("forbidden: %q", msg)
 	}
+	// The peer is named as awp_peers names it, not by a bare short key.
+	if b := peerNamed(t, a, "bob"); !strings.Contains(msg, "bob ("+b.Short()+") holds no grant") {
+		t.Fatalf("forbidden does not name bob: %q", msg)
+	}
+}
+
+// peerNamed is the key of a's peer called name.
+func peerNamed(t *testing.T, a *node, name string) key.PublicKey {
+	t.Helper()
+	ps, err := a.Peers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Key
+		}
+	}
+	t.Fatalf("%s has no peer named %s", a.Name(), name)
+	return key.PublicKey{}
 }
 
 // TestRequestAskGrant: bob refuses requests without a grant but grants
@@ -178,7 +198,7 @@ func TestRequestAskGrantDenied(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil || out.GrantRequest == nil || out.GrantRequest.Answer != "denied" || out.GrantRequest.Reason != "not today" {
 		t.Fatalf("structured = %s (%v)", b, err)
 	}
-	if txt := textOf(res); !strings.Contains(txt, "denied") || !strings.Contains(txt, "not today") {
+	if txt := textOf(res); !strings.Contains(txt, "bob ("+peerNamed(t, a, "bob").Short()+") denied") || !strings.Contains(txt, "not today") {
 		t.Fatalf("text = %q", txt)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -117,9 +118,9 @@ func (s *Server) request(ctx context.Context, req *mcp.CallToolRequest, in Reque
 		return s.askGrant(ctx, in, k, mime, data, deadline, out)
 	}
 	if err != nil {
-		return nil, out, s.requestError(err, k)
+		return nil, out, s.requestError(ctx, err, k)
 	}
-	return s.requestResult(out, res)
+	return s.requestResult(ctx, out, res)
 }
 
 // runRequest sends the request with data.exp = deadline and waits for the
@@ -147,22 +148,36 @@ type noAnswerError struct{ exp string }
 func (e *noAnswerError) Error() string { return "no answer before " + e.exp }
 
 // requestError explains a request that got no result.
-func (s *Server) requestError(err error, k key.PublicKey) error {
+func (s *Server) requestError(ctx context.Context, err error, k key.PublicKey) error {
 	var we *wire.Err
 	var na *noAnswerError
 	switch {
 	case errors.As(err, &we):
-		return refusal(we, k.Short())
+		return refusal(we, s.label(ctx, k))
 	case errors.As(err, &na):
-		return fmt.Errorf("no answer from %s in time. The request carried exp %s, so %s will not start it after that (peers that know exp). If its owner needs time to approve, call awp_request again with a longer timeout_s", k.Short(), na.exp, k.Short())
+		return fmt.Errorf("no answer from %s in time. The request carried exp %s, so it will not start it after that (peers that know exp). If its owner needs time to approve, call awp_request again with a longer timeout_s", s.label(ctx, k), na.exp)
 	}
 	return err
+}
+
+// label names a peer in a sentence: "name (short key)" when it has a name,
+// else its short key.
+func (s *Server) label(ctx context.Context, k key.PublicKey) string {
+	peers, err := s.c.Peers(ctx)
+	if err == nil {
+		for _, p := range peers {
+			if p.Key == k && p.Name != "" {
+				return visible.String(p.Name) + " (" + k.Short() + ")"
+			}
+		}
+	}
+	return k.Short()
 }
 
 // requestResult turns the result's data into the answer: a result with
 // "error" (expired, path outside workspace, timeout…) is a tool error that
 // still carries the result.
-func (s *Server) requestResult(out RequestOut, res json.RawMessage) (*mcp.CallToolResult, RequestOut, error) {
+func (s *Server) requestResult(ctx context.Context, out RequestOut, res json.RawMessage) (*mcp.CallToolResult, RequestOut, error) {
 	out.Result = res
 	var r struct {
 		Error string `json:"error"`
@@ -172,7 +187,7 @@ func (s *Server) requestResult(out RequestOut, res json.RawMessage) (*mcp.CallTo
 	if r.Error == "" {
 		return text(renderResult(out)), out, nil
 	}
-	why := fmt.Sprintf("The request failed on %s: %s.", key.MustParsePublic(out.To).Short(), r.Error)
+	why := fmt.Sprintf("The request failed on %s: %s.", s.label(ctx, key.MustParsePublic(out.To)), r.Error)
 	if r.Error == "expired" {
 		why += " It reached the peer after its exp (the peer was offline, or the request waited for approval too long), and nothing ran. Call awp_request again if it is still wanted."
 	}
