@@ -1,12 +1,12 @@
 package render
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/awp-tray/awp-tray/internal/bytesize"
 	"github.com/awp-tray/awp-tray/internal/visible"
 	"github.com/awp-tray/awp-tray/peer/key"
 )
@@ -24,19 +24,9 @@ func shortKeys(ks []string) string {
 	return strings.Join(out, ", ")
 }
 
-// Size formats a byte count: 512 B, 1.5 KiB, 3.2 MiB.
-func Size(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
+// Size formats a byte count: 512 B, 1.5 KiB, 3.2 MiB (bytesize.Format,
+// which the command line shares).
+func Size(n int64) string { return bytesize.Format(n) }
 
 // Clock formats an RFC 3339 time for a row header, in loc: the time of day
 // for today (relative to now), the date and time otherwise. An unparsable

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/bytesize"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/store"
 )
@@ -36,14 +37,14 @@ func runCompact(e *env, args []string) error {
 	res, err := store.Compact(dir, func(p store.CompactProgress) {
 		switch {
 		case p.Keys == 0:
-			fmt.Fprintf(e.stderr, "compacting %s/awp.db: %.1f MB, %d keys\n", dir, float64(p.SrcBytes)/1e6, p.TotalKeys)
+			fmt.Fprintf(e.stderr, "compacting %s/awp.db: %s, %d keys\n", dir, bytesize.Format(p.SrcBytes), p.TotalKeys)
 			last = time.Now()
 		case time.Since(last) >= compactReport || p.Keys == p.TotalKeys:
 			pct := 100.0
 			if p.TotalKeys > 0 {
 				pct = 100 * float64(p.Keys) / float64(p.TotalKeys)
 			}
-			fmt.Fprintf(e.stderr, "  %3.0f%%  %d of %d keys, %.1f MB copied\n", pct, p.Keys, p.TotalKeys, float64(p.Bytes)/1e6)
+			fmt.Fprintf(e.stderr, "  %3.0f%%  %d of %d keys, %s copied\n", pct, p.Keys, p.TotalKeys, bytesize.Format(p.Bytes))
 			last = time.Now()
 		}
 	})
@@ -57,8 +58,8 @@ func runCompact(e *env, args []string) error {
 	if res.SrcBytes > 0 {
 		saved = 100 * float64(res.SrcBytes-res.DstBytes) / float64(res.SrcBytes)
 	}
-	fmt.Fprintf(e.stderr, "done in %.1f s: %.1f MB -> %.1f MB (%.0f%% smaller)\n", res.Took.Seconds(),
-		float64(res.SrcBytes)/1e6, float64(res.DstBytes)/1e6, saved)
+	fmt.Fprintf(e.stderr, "done in %.1f s: %s -> %s (%.0f%% smaller)\n", res.Took.Seconds(),
+		bytesize.Format(res.SrcBytes), bytesize.Format(res.DstBytes), saved)
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
 			Keys    int64   `json:"keys"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/bytesize"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
 	"github.com/awp-tray/awp-tray/peer/store"
@@ -83,11 +84,16 @@ func TestCompactCmd(t *testing.T) {
 		t.Fatalf("progress on stderr: %q", errs)
 	}
 	var res struct {
-		Keys          int64 `json:"keys"`
-		Before, After int64
+		Keys   int64 `json:"keys"`
+		Before int64 `json:"bytes_before"`
+		After  int64 `json:"bytes_after"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Keys < 15000 {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Keys < 15000 || res.Before <= 0 || res.After <= 0 {
 		t.Fatalf("stdout %q: %v", out, err)
+	}
+	// Sizes in units a person reads (a small store read "0.0 MB -> 0.0 MB").
+	if want := ": " + bytesize.Format(res.Before) + " -> " + bytesize.Format(res.After) + " ("; !strings.Contains(errs, want) {
+		t.Fatalf("done line lacks %q: %q", want, errs)
 	}
 	db, err = store.Open(dir, store.Options{})
 	if err != nil {
