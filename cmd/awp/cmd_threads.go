@@ -22,7 +22,7 @@ func runThreads(e *env, args []string) error {
 		if !t.MirroredFrom.IsZero() {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
-		return []string{t.Th, who, visible.Cut(t.Subject, 40), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
+		return []string{t.Th, who, dash(visible.Cut(t.Subject, 40)), dash(t.Mine), dash(t.Theirs), strconv.Itoa(t.Unread), t.Updated}
 	})
 }
 

@@ -101,8 +101,13 @@ func TestThreadsJSON(t *testing.T) {
 	}
 	hasAll(t, "threads", out, "th", "peer", "subject", "mine", "theirs", "unread", "updated")
 	// The human form names every thread.
-	if h := ok(t, "threads", "--data", dir); !strings.Contains(h, "thr_a1") || !strings.Contains(h, "thr_b2") {
+	h := ok(t, "threads", "--data", dir)
+	if !strings.Contains(h, "thr_a1") || !strings.Contains(h, "thr_b2") {
 		t.Fatalf("threads = %q", h)
+	}
+	// An empty cell is a dash, the subject's too, so columns stay readable.
+	if row := lineWith(h, "thr_b2"); len(strings.Fields(row)) != 9 || strings.Fields(row)[4] != "-" {
+		t.Fatalf("thr_b2's row %q: want the subject as -", row)
 	}
 }
 
