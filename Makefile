@@ -77,7 +77,7 @@ fuzz:
 	  ./peer/transport:FuzzParseAddr ./peer/transport/wg:FuzzInitiation ./peer/profile:FuzzHandle ./peer/profile:FuzzParseExp ./peer/presence:FuzzVerify \
 	  ./keystore:FuzzParseSecret ./internal/procstat:FuzzParseStatusKiB ./internal/visible:FuzzString ./internal/visible:FuzzRequest ./app/render:FuzzWrap \
 	  ./peer:FuzzParseInvite ./peer/localapi:FuzzThreadsJSON ./peer/wire:FuzzBase64Decode ./app/tray:FuzzPixmapDecode \
-	  ./peer:FuzzParseGrantRequest ./peer:FuzzParseKeep ./notify:FuzzPreview ./cmd/awp:FuzzParseDuration; do \
+	  ./peer:FuzzParseGrantRequest ./peer:FuzzParseKeep ./notify:FuzzPreview ./cmd/awp:FuzzParseDuration ./peer/localapi:FuzzResolveKey; do \
 	  pkg=$${pkg_target%%:*}; target=$${pkg_target##*:}; \
 	  echo "== $$target ($$pkg)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \

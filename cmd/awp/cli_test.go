@@ -42,6 +42,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"send", "--text", "x"}, "send", "--to is required"},
 		{[]string{"send", "--to", "ed25519:nope", "--text", "x"}, "send", "--to: key: malformed"},
+		{[]string{"send", "--to", "ed25519:" + strings.Repeat("A", 43), "--text", "x"}, "send", "(all zero: no key)"},
 		{[]string{"send", "--to", k}, "send", "nothing to send"},
 		{[]string{"send", "--to", k, "--bogus"}, "send", "flag provided but not defined: -bogus"},
 		{[]string{"send", "--to", k, "--text", "x", "extra"}, "send", `unexpected argument "extra"`},

@@ -23,7 +23,9 @@ import (
 func resolveKey(ctx context.Context, c *localapi.Client, what, s string) (key.PublicKey, error) {
 	if k, err := key.ParsePublic(s); err == nil {
 		return k, nil
-	} else if rest, ok := strings.CutPrefix(s, key.Prefix); ok && !keyPrefixText(rest) {
+	} else if rest, ok := strings.CutPrefix(s, key.Prefix); ok && (!keyPrefixText(rest) || len(rest) == 43) {
+		// Not key text, or a whole key's length that does not parse (the
+		// zero key): no prefix lookup can help.
 		return key.PublicKey{}, usagef("%s: %v", what, err)
 	}
 	k, err := c.ResolveKey(ctx, s)

@@ -50,6 +50,12 @@ func ParsePublic(s string) (PublicKey, error) {
 	if again != text {
 		return PublicKey{}, fmt.Errorf("%w: %q (non-canonical)", ErrBadKey, trunc(s))
 	}
+	// 32 zero bytes is the zero PublicKey, which stands for "no key":
+	// accepted, the text would vanish into an absent key (IsZero) instead
+	// of being refused where it was typed or sent.
+	if p.IsZero() {
+		return PublicKey{}, fmt.Errorf("%w: %q (all zero: no key)", ErrBadKey, trunc(s))
+	}
 	return p, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/awp-tray/awp-tray/internal/vectors"
@@ -34,7 +35,8 @@ func TestVectorsKeys(t *testing.T) {
 func TestParseBad(t *testing.T) {
 	good := "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"
 	for _, s := range []string{"", "ed25519:", good[:len(good)-1], good + "A", "ed25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmR",
-		"x25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ", "ed25519:ebVWLo+mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ"} {
+		"x25519:ebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ", "ed25519:ebVWLo+mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ",
+		"ed25519:" + strings.Repeat("A", 43)} { // the zero key, which stands for no key
 		if _, err := ParsePublic(s); err == nil {
 			t.Errorf("ParsePublic(%q) accepted", s)
 		}

@@ -17,6 +17,10 @@ import (
 // one.
 const MinKeyPrefix = 6
 
+// keyTextLen is the length of a key's text after "ed25519:" (32 bytes in
+// unpadded base64url).
+const keyTextLen = 43
+
 // maxCandidates bounds how many candidates an ambiguity error lists.
 const maxCandidates = 8
 
@@ -46,6 +50,12 @@ func ResolveKey(s string, peers []peer.PeerInfo, self Identity) (key.PublicKey, 
 	}
 	if k, err := key.ParsePublic(key.Prefix + s); err == nil {
 		return k, nil
+	}
+	if full := strings.TrimPrefix(s, key.Prefix); len(full) == keyTextLen {
+		// A whole key's length that does not parse (the zero key, a
+		// non-canonical text) is a prefix of no key but itself.
+		_, err := key.ParsePublic(key.Prefix + full)
+		return key.PublicKey{}, fmt.Errorf("%w: %v", ErrUnknownKey, err)
 	}
 	type cand struct{ key, name, label string } // label: what an ambiguity lists beside the key
 	all := make([]cand, 0, len(peers)+1)
