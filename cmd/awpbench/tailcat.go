@@ -62,15 +62,13 @@ func (b *bench) tailcatFig() error {
 	r.TailcatMsgsRounds = tailcatMsgsRounds
 	r.TailcatMsgsPerS = round(m.median(), 0)
 	r.TailcatTCPMsgsPerS = round(tcpAlt.median(), 0)
+	r.TailcatMsgsRatio = round(r.TailcatMsgsPerS/r.TailcatTCPMsgsPerS, 4)
+	r.TailcatConnectMS = round(m.conn.ConnectS*1000, 2)
 	r.TailcatBlobMBs = round(br.mbPerS(), 1)
 	r.TailcatBlobTransMB = round(br.transferMBPerS(), 1)
 	r.TailcatRawMBs = round(raw, 1)
-	r.TailcatBlobRatio = round(r.TailcatBlobMBs/r.TailcatRawMBs, 4)
 	r.TailcatRaw2ProcMBs = round(r2.mbs, 1)
-	r.TailcatBlobRatio2Proc = round(r.TailcatBlobMBs/r.TailcatRaw2ProcMBs, 4)
-	r.TailcatBlobRatioCeiling = round(base64Payload*r.TailcatRaw2ProcMBs/r.TailcatRawMBs, 4)
-	r.TailcatConnectMS = round(m.conn.ConnectS*1000, 2)
-	r.TailcatMsgsRatio = round(r.TailcatMsgsPerS/r.TailcatTCPMsgsPerS, 4)
+	r.TailcatBlobRatio, r.TailcatBlobRatio2Proc, r.TailcatBlobRatioCeiling = blobRatios(r.TailcatBlobMBs, r.TailcatRawMBs, r.TailcatRaw2ProcMBs)
 	r.RSSTailcatSenderMB = round(max(m.sd.RSSMB, br.sd.RSSMB), 1)
 	r.RSSTailcatRecvMB = round(max(m.rd.RSSMB, br.rd.RSSMB), 1)
 	b.printf("7. tailcat: %d msgs: %.0f msgs/s (tcp %.0f, x%.2f; medians of %d rounds alternated with tcp://; connect %.1f ms); %d MiB blob: %.1f MB/s (staging %.3f s, then %.1f MB/s; tcp %.1f MB/s); raw tailcat %.0f MB/s; ratio %.4f",
