@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	awp-tray [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--verbose]
+//	awp-tray [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--verbose] [--version]
 //
 // It runs as two processes (docs/app.md): the tray process (tray.go here)
 // holds the node, its control socket, the tray icon and menu and desktop
@@ -22,13 +22,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/awp-tray/awp-tray/internal/datadir"
+	"github.com/awp-tray/awp-tray/peer"
 )
 
 // appID is the Fyne app id (FyneApp.toml) and the D-Bus/desktop name.
@@ -63,17 +68,27 @@ func run(args []string) int {
 		return runUI(args[1:])
 	}
 	fs := flag.NewFlagSet("awp-tray", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the messages below say it once, in awp's words
 	data := fs.String("data", "", datadir.FlagUsage)
 	keyring := fs.String("keyring", "", "where the identity is kept: keyring (default, or $AWP_KEYRING) or file")
 	var listen listFlag
 	fs.Var(&listen, "listen", "address to listen on (repeatable; default "+defaultListen+")")
 	verbose := fs.Bool("verbose", false, "log debug messages")
-	if err := fs.Parse(args); err != nil {
+	version := fs.Bool("version", false, "print the version and exit")
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		writeUsage(os.Stdout, fs)
+		return 0
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "awp-tray: %v\n%s(awp-tray -h lists the flags)\n", err, usageLine)
 		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "awp-tray: unexpected argument %q\n", fs.Arg(0))
+	case fs.NArg() > 0:
+		fmt.Fprintf(os.Stderr, "awp-tray: unexpected argument %q\n%s", fs.Arg(0), usageLine)
 		return 2
+	case *version:
+		fmt.Printf("awp-tray %s (%s %s/%s)\n", peer.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
 	}
 	dir, err := datadir.Resolve(*data, os.Getenv)
 	if err != nil {
@@ -85,6 +100,22 @@ func run(args []string) int {
 	}
 	return runTray(config{dataFlag: *data, keyringFlag: *keyring, dir: dir, listen: listen,
 		verbose: *verbose, log: newLogger(*verbose)})
+}
+
+// usageLine is the synopsis -h and bad usage print.
+const usageLine = "usage: awp-tray [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--verbose] [--version]\n"
+
+// writeUsage is -h: the synopsis, what the app is, and every flag with its
+// description, as awp's -h lays them out.
+func writeUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageLine)
+	fmt.Fprint(w, "\nthe AWP tray app: runs this identity's peer in the background (the same local API as `awp run`,\nso awp commands work against it) and shows peers, threads and approvals\n\nflags:\n")
+	metavar := map[string]string{"data": " DIR", "keyring": " keyring|file", "listen": " ADDR"}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(tw, "  --%s%s\t%s\n", f.Name, metavar[f.Name], f.Usage)
+	})
+	tw.Flush()
 }
 
 // newLogger logs text lines to stderr (both processes share it).
