@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 
 func runPending(e *env, args []string) error {
 	return runList(e, args, "pending", (*localapi.Client).Pending, "ID\tKIND\tFROM\tCAPS\tTH\tDEADLINE\tREQUEST", func(p peer.ApprovalRequest) []string {
-		return []string{p.ID, string(p.Kind), shortKey(p.From), fmt.Sprint(p.Caps), p.Th, p.Deadline, requestText(p)}
+		return []string{p.ID, string(p.Kind), peerLabel(p.From, p.FromName), dash(strings.Join(p.Caps, ",")), p.Th, p.Deadline, requestText(p)}
 	})
 }
 

@@ -15,10 +15,7 @@ import (
 
 func runThreads(e *env, args []string) error {
 	return runList(e, args, "threads", (*localapi.Client).Threads, "TH\tPEER\tSUBJECT\tMINE\tTHEIRS\tUNREAD\tUPDATED", func(t peer.ThreadInfo) []string {
-		who := shortKey(t.Peer)
-		if t.PeerName != "" {
-			who = t.PeerName + " (" + who + ")"
-		}
+		who := peerLabel(t.Peer, t.PeerName)
 		if !t.MirroredFrom.IsZero() {
 			who += " via " + shortKey(t.MirroredFrom)
 		}
@@ -74,13 +71,10 @@ func lineAuthors(e *env, c *localapi.Client) func(key.PublicKey) string {
 		}
 	}
 	return func(k key.PublicKey) string {
-		switch {
-		case k == self && !self.IsZero():
+		if k == self && !self.IsZero() {
 			return "you"
-		case names[k] != "":
-			return terminalText(names[k]) + " (" + shortKey(k) + ")"
 		}
-		return shortKey(k)
+		return peerLabel(k, terminalText(names[k]))
 	}
 }
 
@@ -136,6 +130,15 @@ func summarize(raw json.RawMessage) string {
 
 // shortKey is the first 8 characters of k's text after "ed25519:" ("" for
 // the zero key).
+// peerLabel names a peer as the tables and lines do: "name (short key)",
+// or the short key alone for a peer with no name.
+func peerLabel(k key.PublicKey, name string) string {
+	if name == "" {
+		return shortKey(k)
+	}
+	return name + " (" + shortKey(k) + ")"
+}
+
 func shortKey(k key.PublicKey) string {
 	if k.IsZero() {
 		return ""

@@ -50,11 +50,7 @@ func runWatch(e *env, args []string) error {
 func describe(ev peer.Event) string {
 	s := ev.Time + " " + ev.Type
 	if !ev.Peer.IsZero() {
-		who := shortKey(ev.Peer)
-		if ev.PeerName != "" {
-			who = ev.PeerName + " (" + who + ")"
-		}
-		s += " " + who
+		s += " " + peerLabel(ev.Peer, ev.PeerName)
 	}
 	if ev.Th != "" {
 		s += " " + ev.Th

@@ -206,8 +206,15 @@ func TestEndToEndApproveAsk(t *testing.T) {
 		t.Fatalf("pending = %+v", pend)
 	}
 	// The table says what the request would run.
-	if table := cli(t, "pending", "--data", dirB); !strings.Contains(table, "REQUEST") || !strings.Contains(table, "$ echo allowed") {
+	table := cli(t, "pending", "--data", dirB)
+	if !strings.Contains(table, "REQUEST") || !strings.Contains(table, "$ echo allowed") {
 		t.Errorf("awp pending does not show the command:\n%s", table)
+	}
+	// The asker as the thread list names a peer, the caps as the grants
+	// table writes them (not Go's [exec]).
+	row := lineWith(table, pend[0].ID)
+	if f := strings.Fields(row); pend[0].FromName == "" || !strings.Contains(row, " "+peerLabel(pend[0].From, pend[0].FromName)+" ") || !slices.Contains(f, "exec") {
+		t.Errorf("awp pending row %q: want %s and exec", row, peerLabel(pend[0].From, pend[0].FromName))
 	}
 	cli(t, "decide", "--data", dirB, pend[0].ID, "allow")
 	select {

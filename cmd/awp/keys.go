@@ -88,7 +88,7 @@ func nameKey(p peer.PeerInfo) string {
 	if p.Name == "" {
 		return p.Key.String()
 	}
-	return p.Name + " (" + shortKey(p.Key) + ")"
+	return peerLabel(p.Key, p.Name)
 }
 
 // knownCaps are the capability names a grant may carry (the protocol's
