@@ -95,7 +95,7 @@ func summarize(raw json.RawMessage) string {
 			case wire.PartText:
 				b = append(b, p.Text)
 			case wire.PartCode:
-				b = append(b, fmt.Sprintf("<code %s, %d lines>", dash(p.Lang), strings.Count(p.Text, "\n")+1))
+				b = append(b, fmt.Sprintf("<code %s, %d lines>", dash(p.Lang), lineCount(p.Text)))
 			case wire.PartData:
 				b = append(b, "<data "+p.Mime+">")
 			case wire.PartBlob:
@@ -130,6 +130,19 @@ func summarize(raw json.RawMessage) string {
 
 // shortKey is the first 8 characters of k's text after "ed25519:" ("" for
 // the zero key).
+// lineCount is how many lines a text has, as an editor counts them: a
+// final newline ends the last line and starts none.
+func lineCount(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
 // peerLabel names a peer as the tables and lines do: "name (short key)",
 // or the short key alone for a peer with no name.
 func peerLabel(k key.PublicKey, name string) string {

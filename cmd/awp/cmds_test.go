@@ -470,6 +470,20 @@ func TestTerminalText(t *testing.T) {
 	}
 }
 
+// A code part's size in awp show and awp watch counts lines as an editor
+// does: a file that ends in a newline has no extra empty line.
+func TestLineCount(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "package main\nfunc main() {}\n": 2, "\n": 1, "\n\n": 2} {
+		if got := lineCount(s); got != want {
+			t.Errorf("lineCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+	line := json.RawMessage(`{"t":"msg","parts":[{"k":"code","lang":"go","text":"package main\nfunc main() {}\n"}]}`)
+	if got := summarize(line); got != "<code go, 2 lines>" {
+		t.Errorf("summarize = %q", got)
+	}
+}
+
 // awp watch names a line's author only where it is not the event's peer:
 // a line a sharer mirrored from a third peer.
 func TestWatchLineAuthor(t *testing.T) {
