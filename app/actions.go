@@ -159,6 +159,8 @@ var plainErrors = []struct{ match, say string }{
 	{"is private: mirroring stays off", "This thread is private: it cannot be mirrored."},
 	{"no such thread", "This thread is no longer there."},
 	{"malformed ed25519 key", "That is not a key. A key looks like ed25519: and 43 more characters."},
+	{"this node's own key", "That is this peer's own key (its own invite). Add the invite of another peer."},
+	{"leads back to this node itself", "That address is this peer's own. Use the address of the peer you want to reach."},
 	{"bad key", "That is not a key. A key looks like ed25519: and 43 more characters."},
 	{"no such pending approval", "This request is no longer waiting: it timed out, or was decided elsewhere."},
 	{"no peer is running", "The AWP peer is not running."},

@@ -35,6 +35,8 @@ func TestPlainError(t *testing.T) {
 		{errors.New("dial tcp 127.0.0.1:9: connect: connection refused"), "Nothing answers at that address. Is the peer running, and is the port right?"},
 		{errors.New("peer: thread thr_x is private: mirroring stays off"), "This thread is private: it cannot be mirrored."},
 		{fmt.Errorf("%w: thr_x", peer.ErrNoThread), "This thread is no longer there."},
+		{fmt.Errorf("peer: connect tcp://127.0.0.1:7000: %w", peer.ErrSelfAddress), "That address is this peer's own. Use the address of the peer you want to reach."},
+		{fmt.Errorf("%w: that is this node's own key", peer.ErrBadKey), "That is this peer's own key (its own invite). Add the invite of another peer."},
 		{errors.New("peer: disk full"), "Disk full."},
 		{errors.New(""), "Something went wrong."},
 	} {

@@ -12,6 +12,7 @@ import (
 	"github.com/awp-tray/awp-tray/peer/store"
 	"github.com/awp-tray/awp-tray/peer/transport"
 	"github.com/awp-tray/awp-tray/peer/transport/wg"
+	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
 // dialer keeps a connection to one address up, redialing with backoff.
@@ -114,15 +115,16 @@ func (d *dialer) begin() uint64 {
 }
 
 // report hands the result of attempt number attempt to the Connects
-// waiting: a success or a closing node (ErrClosed) answers everyone, a
-// failure only those that asked before the attempt began (the others wait
-// for the next attempt, which their kick starts at once).
+// waiting: a success, a closing node (ErrClosed) or an address that leads
+// back to this node (ErrSelfAddress, after which the dialer stops) answers
+// everyone, a failure only those that asked before the attempt began (the
+// others wait for the next attempt, which their kick starts at once).
 func (d *dialer) report(attempt uint64, r dialResult) {
 	d.mu.Lock()
 	var ready []dialWaiter
 	keep := d.waiters[:0]
 	for _, w := range d.waiters {
-		if w.after < attempt || r.err == nil || errors.Is(r.err, ErrClosed) {
+		if w.after < attempt || r.err == nil || errors.Is(r.err, ErrClosed) || errors.Is(r.err, ErrSelfAddress) {
 			ready = append(ready, w)
 		} else {
 			keep = append(keep, w)
@@ -159,6 +161,20 @@ func (n *Node) stopIdleDialer(addr string) {
 	close(d.stop)
 }
 
+// dropDialer takes d out of n.dialers for good, whatever it reached or
+// who waits: its loop is about to end. Marked stopped under d.mu first, so
+// no Connect adds itself to d's waiters after the final report.
+func (n *Node) dropDialer(d *dialer) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	if n.dialers[d.addr] == d {
+		delete(n.dialers, d.addr)
+	}
+}
+
 func (n *Node) dialLoop(d *dialer) {
 	defer n.wg.Done()
 	backoff := minBackoff
@@ -179,6 +195,16 @@ func (n *Node) dialLoop(d *dialer) {
 		if err != nil {
 			if n.ctx.Err() != nil {
 				d.report(attempt, dialResult{err: ErrClosed})
+				return
+			}
+			var he *HandshakeError
+			if errors.As(err, &he) && he.Code == wire.CodeSelf {
+				// The address is this node's own (or forwards to it):
+				// redialing it could only fail the same way, for good.
+				n.log.Warn("not dialing an address that leads back to this node", "addr", d.addr)
+				n.dropDialer(d)
+				d.report(attempt, dialResult{err: &opError{what: "connect " + d.addr, err: ErrSelfAddress}})
+				n.publish(Event{Type: EventDialError, Err: ErrSelfAddress.Error(), Of: d.addr})
 				return
 			}
 			var nh *wg.NoHandshakeError

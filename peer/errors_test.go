@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/transport"
 )
 
@@ -79,4 +80,47 @@ func TestListenAndConnectErrors(t *testing.T) {
 	if dialing {
 		t.Error("a dialer keeps trying the malformed address")
 	}
+}
+
+// An address that leads back to the node itself (its own listen address)
+// fails Connect with ErrSelfAddress, and no dialer stays to redial it
+// every up to 30 s for as long as the node runs (it did). A Dial in the
+// config that leads back is tried once and dropped the same way.
+func TestConnectSelfAddress(t *testing.T) {
+	n := newTestNode(t, "n")
+	own := n.addr()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range 2 { // a second Connect gets the same answer, from a dialer of its own
+		_, err := n.Connect(ctx, own)
+		if !errors.Is(err, ErrSelfAddress) || err.Error() != "peer: connect "+own+": "+ErrSelfAddress.Error() {
+			t.Fatalf("Connect %d to the node's own address: %v", i+1, err)
+		}
+		n.mu.Lock()
+		_, dialing := n.dialers[own]
+		n.mu.Unlock()
+		if dialing {
+			t.Fatalf("after Connect %d a dialer stays on the node's own address", i+1)
+		}
+	}
+
+	// The same through Config.Dial: m dials n's address and its own.
+	var mOwn string
+	m := newTestNode(t, "m", func(c *Config) {
+		l, err := net.Listen("tcp", "127.0.0.1:0") // a free port for m to listen on and dial
+		if err != nil {
+			t.Fatal(err)
+		}
+		mOwn = "tcp://" + l.Addr().String()
+		l.Close()
+		c.Listen = []string{mOwn}
+		c.Dial = []string{mOwn, own}
+	})
+	testsync.Eventually(t, "m drops the dialer of its own address", func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		_, self := m.dialers[mOwn]
+		_, other := m.dialers[own]
+		return !self && other
+	})
 }

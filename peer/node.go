@@ -116,6 +116,9 @@ var (
 	ErrBadKey = errors.New("peer: bad key")
 	// ErrNoBlob is returned when a blob does not exist or is not complete.
 	ErrNoBlob = errors.New("peer: no complete blob")
+	// ErrSelfAddress is returned by Connect when the address leads back to
+	// this node (its hello carries this node's own key): nothing redials it.
+	ErrSelfAddress = errors.New("that address leads back to this node itself, so it is not dialed again")
 )
 
 // DefaultCaps are the capabilities this peer announces.

@@ -44,8 +44,8 @@ func runConnect(e *env, args []string) error {
 	defer cancel()
 	k, err := c.Connect(ctx, d.arg)
 	if err != nil {
-		if errors.Is(err, localapi.ErrNotRunning) || e.ctx.Err() != nil {
-			return e.wrap("connect", err)
+		if errors.Is(err, localapi.ErrNotRunning) || errors.Is(err, peer.ErrSelfAddress) || e.ctx.Err() != nil {
+			return e.wrap("connect", err) // no dialer stays behind
 		}
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("%s: no handshake within %v", d.arg, formatDuration(d.timeout))

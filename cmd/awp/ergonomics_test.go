@@ -411,6 +411,16 @@ func TestConnectFailureSaysRedialing(t *testing.T) {
 	if code != exitFail || !strings.HasPrefix(errs, "awp connect: tcp://127.0.0.1:9: no handshake within 50ms; the peer keeps redialing it") {
 		t.Errorf("timeout: exit %d, stderr %q", code, errs)
 	}
+	// An address that leads back to the peer itself is not redialed, and
+	// the message does not say it is (the error crosses the socket as
+	// peer.ErrSelfAddress).
+	f.Lock()
+	f.Err, f.BlockConnect = fmt.Errorf("peer: connect tcp://127.0.0.1:9: %w", peer.ErrSelfAddress), false
+	f.Unlock()
+	code, _, errs = awp(t, context.Background(), "connect", "--data", dir, "tcp://127.0.0.1:9")
+	if want := "awp connect: peer: connect tcp://127.0.0.1:9: " + peer.ErrSelfAddress.Error() + "\n"; code != exitFail || errs != want {
+		t.Errorf("own address: exit %d, stderr %q, want %q", code, errs, want)
+	}
 }
 
 // The completion scripts, sourced by real bash, zsh and fish, complete

@@ -34,6 +34,9 @@ const (
 	// codePeerErr: the remote peer answered a profile request with an err
 	// line, which the body's "err" holds (status 502).
 	codePeerErr = "peer_err"
+	// codeSelfAddress: Connect's address leads back to the node itself
+	// (peer.ErrSelfAddress); nothing redials it.
+	codeSelfAddress = "self_address"
 )
 
 // NotRunningError is returned by a Client when nothing listens on its
@@ -57,7 +60,8 @@ type RemoteError struct {
 	// Status is the HTTP status of the response.
 	Status int
 	// Code classifies the failure: "bad_request", "backend", "not_found",
-	// "canceled", "deadline_exceeded", or a code added later.
+	// "canceled", "deadline_exceeded", "peer_err", "self_address", or a
+	// code added later.
 	Code string
 	// Msg is the peer's error message.
 	Msg string
@@ -73,14 +77,17 @@ type RemoteError struct {
 func (e *RemoteError) Error() string { return e.Msg }
 
 // Unwrap maps the context codes back to the context errors, so
-// errors.Is(err, context.Canceled) holds across the socket, and returns the
-// err line of a refused profile request.
+// errors.Is(err, context.Canceled) holds across the socket (and
+// peer.ErrSelfAddress likewise), and returns the err line of a refused
+// profile request.
 func (e *RemoteError) Unwrap() error {
 	switch e.Code {
 	case codeCanceled:
 		return context.Canceled
 	case codeDeadline:
 		return context.DeadlineExceeded
+	case codeSelfAddress:
+		return peer.ErrSelfAddress
 	}
 	if e.Err != nil {
 		return e.Err
@@ -99,6 +106,9 @@ func errorCode(err error) string {
 	var we *wire.Err
 	if errors.As(err, &we) {
 		return codePeerErr
+	}
+	if errors.Is(err, peer.ErrSelfAddress) {
+		return codeSelfAddress
 	}
 	var br badRequest
 	if errors.Is(err, peer.ErrBadKey) || errors.As(err, &br) {

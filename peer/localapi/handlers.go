@@ -269,6 +269,8 @@ func (s *Server) failBody(w http.ResponseWriter, op string, err error, eb errorB
 		errors.As(err, &eb.Err)
 	case codeBadRequest:
 		status = http.StatusBadRequest
+	case codeSelfAddress:
+		status = http.StatusConflict // the address is fine; it is this node's
 	}
 	s.logger().Debug("localapi: request failed", "op", op, "err", err)
 	eb.Error, eb.Code = err.Error(), code
