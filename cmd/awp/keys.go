@@ -23,7 +23,7 @@ import (
 func resolveKey(ctx context.Context, c *localapi.Client, what, s string) (key.PublicKey, error) {
 	if k, err := key.ParsePublic(s); err == nil {
 		return k, nil
-	} else if rest, ok := strings.CutPrefix(s, key.Prefix); ok && (!keyPrefixText(rest) || len(rest) == 43) {
+	} else if rest, ok := strings.CutPrefix(s, key.Prefix); ok && (!keyPrefixText(rest) || len(rest) == key.TextLen) {
 		// Not key text, or a whole key's length that does not parse (the
 		// zero key): no prefix lookup can help.
 		return key.PublicKey{}, usagef("%s: %v", what, err)
@@ -55,7 +55,7 @@ func resolveKeys(ctx context.Context, c *localapi.Client, what string, ss []stri
 // keyPrefixText reports whether s could be the start of a key's text:
 // at least MinKeyPrefix characters of unpadded base64url.
 func keyPrefixText(s string) bool {
-	if len(s) < localapi.MinKeyPrefix || len(s) > 43 {
+	if len(s) < localapi.MinKeyPrefix || len(s) > key.TextLen {
 		return false
 	}
 	for _, r := range s {

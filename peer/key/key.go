@@ -20,6 +20,10 @@ import (
 // Prefix is the text prefix of every AWP public key.
 const Prefix = "ed25519:"
 
+// TextLen is the length of a key's text after Prefix: 32 bytes in
+// unpadded base64url.
+const TextLen = 43
+
 // ErrBadKey is returned when a key's text form is not "ed25519:" and 43
 // characters of unpadded base64url encoding 32 bytes.
 var ErrBadKey = errors.New("key: malformed ed25519 key")
@@ -35,17 +39,17 @@ type PublicKey struct {
 // ParsePublic parses the "ed25519:…" text form.
 func ParsePublic(s string) (PublicKey, error) {
 	var p PublicKey
-	if !strings.HasPrefix(s, Prefix) || len(s) != len(Prefix)+43 {
+	if !strings.HasPrefix(s, Prefix) || len(s) != len(Prefix)+TextLen {
 		return p, fmt.Errorf("%w: %q", ErrBadKey, trunc(s))
 	}
-	var text [43]byte
+	var text [TextLen]byte
 	copy(text[:], s[len(Prefix):])
 	n, err := B64.Decode(p.k[:], text[:])
 	if err != nil || n != 32 {
 		return PublicKey{}, fmt.Errorf("%w: %q", ErrBadKey, trunc(s))
 	}
 	// Reject non-canonical encodings (trailing bits set) so a key has exactly one text form.
-	var again [43]byte
+	var again [TextLen]byte
 	B64.Encode(again[:], p.k[:])
 	if again != text {
 		return PublicKey{}, fmt.Errorf("%w: %q (non-canonical)", ErrBadKey, trunc(s))
@@ -90,7 +94,7 @@ func (p PublicKey) String() string {
 	if p.IsZero() {
 		return ""
 	}
-	var b [len(Prefix) + 43]byte
+	var b [len(Prefix) + TextLen]byte
 	copy(b[:], Prefix)
 	B64.Encode(b[len(Prefix):], p.k[:])
 	return string(b[:])

@@ -17,10 +17,6 @@ import (
 // one.
 const MinKeyPrefix = 6
 
-// keyTextLen is the length of a key's text after "ed25519:" (32 bytes in
-// unpadded base64url).
-const keyTextLen = 43
-
 // maxCandidates bounds how many candidates an ambiguity error lists.
 const maxCandidates = 8
 
@@ -45,16 +41,15 @@ func ResolveKey(s string, peers []peer.PeerInfo, self Identity) (key.PublicKey, 
 	if s == "" {
 		return key.PublicKey{}, fmt.Errorf("%w: empty key", ErrUnknownKey)
 	}
-	if k, err := key.ParsePublic(s); err == nil {
+	// A full key, with or without "ed25519:", is returned as it is; a
+	// whole key's length that does not parse (the zero key, a
+	// non-canonical text) is a prefix of no key but itself.
+	text := strings.TrimPrefix(s, key.Prefix) // a key's text, or the start of one
+	k, err := key.ParsePublic(key.Prefix + text)
+	switch {
+	case err == nil:
 		return k, nil
-	}
-	if k, err := key.ParsePublic(key.Prefix + s); err == nil {
-		return k, nil
-	}
-	if full := strings.TrimPrefix(s, key.Prefix); len(full) == keyTextLen {
-		// A whole key's length that does not parse (the zero key, a
-		// non-canonical text) is a prefix of no key but itself.
-		_, err := key.ParsePublic(key.Prefix + full)
+	case len(text) == key.TextLen:
 		return key.PublicKey{}, fmt.Errorf("%w: %v", ErrUnknownKey, err)
 	}
 	type cand struct{ key, name, label string } // label: what an ambiguity lists beside the key
@@ -83,9 +78,8 @@ func ResolveKey(s string, peers []peer.PeerInfo, self Identity) (key.PublicKey, 
 		return out
 	}
 	var found []cand
-	prefix := strings.TrimPrefix(s, key.Prefix)
-	if len(prefix) >= MinKeyPrefix {
-		found = pick(func(c cand) bool { return strings.HasPrefix(strings.TrimPrefix(c.key, key.Prefix), prefix) })
+	if len(text) >= MinKeyPrefix {
+		found = pick(func(c cand) bool { return strings.HasPrefix(strings.TrimPrefix(c.key, key.Prefix), text) })
 	}
 	if len(found) == 0 {
 		found = pick(func(c cand) bool { return c.name != "" && c.name == s })
