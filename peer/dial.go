@@ -19,7 +19,7 @@ import (
 type dialer struct {
 	addr string
 	kick chan struct{} // cuts a backoff wait short (a Connect is waiting)
-	stop chan struct{} // closed by stopIdleDialer: the loop ends
+	stop chan struct{} // closed when the dialer is retired (retireLocked): the loop ends
 
 	mu      sync.Mutex // guards the fields below
 	peer    key.PublicKey
@@ -156,9 +156,7 @@ func (n *Node) stopIdleDialer(addr string) {
 	if !d.peer.IsZero() || len(d.waiters) > 0 {
 		return
 	}
-	d.stopped = true
-	delete(n.dialers, addr)
-	close(d.stop)
+	n.retireLocked(d)
 }
 
 // dropDialer takes d out of n.dialers for good, whatever it reached or
@@ -169,7 +167,18 @@ func (n *Node) dropDialer(d *dialer) {
 	defer n.mu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	n.retireLocked(d)
+}
+
+// retireLocked marks d stopped, closes its stop and takes it out of
+// n.dialers (when it is still the dialer of its address), once. The
+// caller holds n.mu and d.mu.
+func (n *Node) retireLocked(d *dialer) {
+	if d.stopped {
+		return
+	}
 	d.stopped = true
+	close(d.stop)
 	if n.dialers[d.addr] == d {
 		delete(n.dialers, d.addr)
 	}
