@@ -128,8 +128,6 @@ func summarize(raw json.RawMessage) string {
 	return visible.Cut(oneLine(strings.Join(b, " ")), 200)
 }
 
-// shortKey is the first 8 characters of k's text after "ed25519:" ("" for
-// the zero key).
 // lineCount is how many lines a text has, as an editor counts them: a
 // final newline ends the last line and starts none.
 func lineCount(s string) int {
@@ -152,6 +150,8 @@ func peerLabel(k key.PublicKey, name string) string {
 	return name + " (" + shortKey(k) + ")"
 }
 
+// shortKey is the first 8 characters of k's text after "ed25519:" ("" for
+// the zero key).
 func shortKey(k key.PublicKey) string {
 	if k.IsZero() {
 		return ""

@@ -74,23 +74,26 @@ func (s *Server) askGrant(ctx context.Context, in RequestIn, k key.PublicKey, mi
 	case err != nil && ctx.Err() != nil:
 		return nil, out, ctx.Err()
 	case err != nil && dctx.Err() != nil:
+		label := s.labels(ctx)
 		return toolError(out, fmt.Sprintf("forbidden: %s needs a grant for %s. A grant request went to %s (thread %s) and is not answered yet; the request has expired and will not run. Call awp_wait with th %q to hear the answer, then call awp_request again.",
-			s.label(ctx, k), profile.Cap(mime), s.label(ctx, from), sent.Th, sent.Th))
+			label(k), profile.Cap(mime), label(from), sent.Th, sent.Th))
 	case err != nil:
 		return nil, out, streamEnded(err)
 	}
 	if grantAnswer(ev.Line.Line, sent.ID) == peer.MimeGrantDenied {
 		ask.Answer, ask.Reason = "denied", deniedReason(ev.Line.Line)
+		label := s.labels(ctx)
 		return toolError(out, fmt.Sprintf("forbidden: %s needs a grant for %s, and %s denied the grant request (%s). Nothing ran.",
-			s.label(ctx, k), profile.Cap(mime), s.label(ctx, from), visible.String(ask.Reason)))
+			label(k), profile.Cap(mime), label(from), visible.String(ask.Reason)))
 	}
 	ask.Answer = "granted"
 	res, err := s.runRequest(ctx, k, mime, data, out.Th, deadline)
 	var we *wire.Err
 	switch {
 	case errors.As(err, &we) && we.Code == "forbidden":
+		label := s.labels(ctx)
 		return toolError(out, fmt.Sprintf("%s granted %s, but %s still refuses: it honors grants from itself and from keys it trusts. Ask its owner to trust %s, or call awp_request with ask_grant and no grant_from to ask %s itself.",
-			s.label(ctx, from), profile.Cap(mime), s.label(ctx, k), from.Short(), k.Short()))
+			label(from), profile.Cap(mime), label(k), from.Short(), k.Short()))
 	case err != nil:
 		return nil, out, s.requestError(ctx, err, k)
 	}

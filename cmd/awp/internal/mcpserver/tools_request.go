@@ -153,25 +153,30 @@ func (s *Server) requestError(ctx context.Context, err error, k key.PublicKey) e
 	var na *noAnswerError
 	switch {
 	case errors.As(err, &we):
-		return refusal(we, s.label(ctx, k))
+		return refusal(we, s.labels(ctx)(k))
 	case errors.As(err, &na):
-		return fmt.Errorf("no answer from %s in time. The request carried exp %s, so it will not start it after that (peers that know exp). If its owner needs time to approve, call awp_request again with a longer timeout_s", s.label(ctx, k), na.exp)
+		who := s.labels(ctx)(k)
+		return fmt.Errorf("no answer from %s in time. The request carried exp %s, so %s will not start it after that (peers that know exp). If its owner needs time to approve, call awp_request again with a longer timeout_s", who, na.exp, who)
 	}
 	return err
 }
 
-// label names a peer in a sentence: "name (short key)" when it has a name,
-// else its short key.
-func (s *Server) label(ctx context.Context, k key.PublicKey) string {
-	peers, err := s.c.Peers(ctx)
-	if err == nil {
+// labels names peers in a sentence: "name (short key)" when a peer has a
+// name, else its short key. The peer list is read once, when labels is
+// called, for all the names one answer needs.
+func (s *Server) labels(ctx context.Context) func(key.PublicKey) string {
+	names := map[key.PublicKey]string{}
+	if peers, err := s.c.Peers(ctx); err == nil {
 		for _, p := range peers {
-			if p.Key == k && p.Name != "" {
-				return visible.String(p.Name) + " (" + k.Short() + ")"
-			}
+			names[p.Key] = p.Name
 		}
 	}
-	return k.Short()
+	return func(k key.PublicKey) string {
+		if n := names[k]; n != "" {
+			return visible.String(n) + " (" + k.Short() + ")"
+		}
+		return k.Short()
+	}
 }
 
 // requestResult turns the result's data into the answer: a result with
@@ -187,7 +192,7 @@ func (s *Server) requestResult(ctx context.Context, out RequestOut, res json.Raw
 	if r.Error == "" {
 		return text(renderResult(out)), out, nil
 	}
-	why := fmt.Sprintf("The request failed on %s: %s.", s.label(ctx, key.MustParsePublic(out.To)), r.Error)
+	why := fmt.Sprintf("The request failed on %s: %s.", s.labels(ctx)(key.MustParsePublic(out.To)), r.Error)
 	if r.Error == "expired" {
 		why += " It reached the peer after its exp (the peer was offline, or the request waited for approval too long), and nothing ran. Call awp_request again if it is still wanted."
 	}
