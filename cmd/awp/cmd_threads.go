@@ -64,12 +64,7 @@ func lineAuthors(e *env, c *localapi.Client) func(key.PublicKey) string {
 	if id, err := c.Identity(e.ctx); err == nil {
 		self = id.Key
 	}
-	names := map[key.PublicKey]string{}
-	if peers, err := c.Peers(e.ctx); err == nil {
-		for _, p := range peers {
-			names[p.Key] = p.Name
-		}
-	}
+	names := c.PeerNames(e.ctx)
 	return func(k key.PublicKey) string {
 		if k == self && !self.IsZero() {
 			return "you"

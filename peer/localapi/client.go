@@ -121,6 +121,20 @@ func (c *Client) Peers(ctx context.Context) ([]peer.PeerInfo, error) {
 	return callList[peer.PeerInfo](c, ctx, "peers", http.MethodGet, "/v0/peers", nil, nil)
 }
 
+// PeerNames maps the running peer's known peers to their names, for
+// showing a key as a name. Best effort: when the list cannot be read the
+// map is empty, and a key shows as itself.
+func (c *Client) PeerNames(ctx context.Context) map[key.PublicKey]string {
+	names := map[key.PublicKey]string{}
+	peers, _ := c.Peers(ctx)
+	for _, p := range peers {
+		if p.Name != "" {
+			names[p.Key] = p.Name
+		}
+	}
+	return names
+}
+
 // Trust adds k to the trust list (trusted) or removes it.
 func (c *Client) Trust(ctx context.Context, k key.PublicKey, trusted bool) error {
 	return c.call(ctx, "trust", http.MethodPost, "/v0/trust", nil, trustRequest{Key: k, Trusted: trusted}, nil)

@@ -165,12 +165,7 @@ func (s *Server) requestError(ctx context.Context, err error, k key.PublicKey) e
 // name, else its short key. The peer list is read once, when labels is
 // called, for all the names one answer needs.
 func (s *Server) labels(ctx context.Context) func(key.PublicKey) string {
-	names := map[key.PublicKey]string{}
-	if peers, err := s.c.Peers(ctx); err == nil {
-		for _, p := range peers {
-			names[p.Key] = p.Name
-		}
-	}
+	names := s.c.PeerNames(ctx)
 	return func(k key.PublicKey) string {
 		if n := names[k]; n != "" {
 			return visible.String(n) + " (" + k.Short() + ")"
