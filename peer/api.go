@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -99,6 +101,25 @@ type BlobFile struct {
 	Path string `json:"path"`
 	Name string `json:"name,omitempty"` // default: base name of Path
 	Mime string `json:"mime,omitempty"` // default: by extension, else application/octet-stream
+}
+
+// LocalBlobFile is the BlobFile for path as the caller names it: made
+// absolute against the caller's working directory, since the node reads
+// the file itself, perhaps from another one, and checked to be a regular
+// file now rather than when the node gets to it.
+func LocalBlobFile(path string) (BlobFile, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return BlobFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return BlobFile{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return BlobFile{}, fmt.Errorf("%s is not a regular file", path)
+	}
+	return BlobFile{Path: abs}, nil
 }
 
 // SendRequest is one msg to queue. Parts are wire parts (json objects with

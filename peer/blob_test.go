@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -507,4 +508,31 @@ func (d *directLines) store(line []byte, written bool) inResult {
 		d.t.Fatal(err)
 	}
 	return in.res
+}
+
+// TestLocalBlobFile: a relative path is made absolute against the working
+// directory (the node may run elsewhere); a directory or a missing file is
+// refused with the path the caller gave.
+func TestLocalBlobFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("a.txt", []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LocalBlobFile("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "a.txt"); b.Path != want {
+		t.Errorf("Path = %q, want %q", b.Path, want)
+	}
+	if err := os.Mkdir("sub", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LocalBlobFile("sub"); err == nil || err.Error() != "sub is not a regular file" {
+		t.Errorf("directory: err = %v", err)
+	}
+	if _, err := LocalBlobFile("nope"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: err = %v, want ErrNotExist", err)
+	}
 }

@@ -394,12 +394,23 @@ func (fs *flagSet) parseDial(args []string, what, timeoutUsage string) (dialArgs
 	return dialArgs{arg: pos[0], timeout: *timeout, asJSON: *asJSON}, nil
 }
 
-// dialContext is e.ctx bounded by timeout (0: not bounded).
-func (e *env) dialContext(timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout > 0 {
-		return context.WithTimeout(e.ctx, timeout)
+// dial has the peer of fs's --data make the connection d.arg names (call
+// is Client.Connect or Client.AddInvite) and waits at most d.timeout for
+// its handshake (0: as long as the peer does). timedOut reports that
+// d.timeout ran out, not that the command was interrupted.
+func (e *env) dial(fs *flagSet, d dialArgs, call func(*localapi.Client, context.Context, string) (key.PublicKey, error)) (k key.PublicKey, timedOut bool, err error) {
+	c, err := e.client(fs)
+	if err != nil {
+		return k, false, err
 	}
-	return e.ctx, func() {}
+	ctx, cancel := e.ctx, context.CancelFunc(func() {})
+	if d.timeout > 0 {
+		ctx, cancel = context.WithTimeout(e.ctx, d.timeout)
+	}
+	defer cancel()
+	k, err = call(c, ctx, d.arg)
+	timedOut = err != nil && ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil
+	return k, timedOut, err
 }
 
 // answer prints a command's answer: v as one line of JSON with --json,

@@ -36,18 +36,12 @@ func runConnect(e *env, args []string) error {
 	if _, err := transport.ParseAddr(d.arg); err != nil {
 		return usagef("ADDR: %v", err)
 	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := e.dialContext(d.timeout)
-	defer cancel()
-	k, err := c.Connect(ctx, d.arg)
+	k, timedOut, err := e.dial(fs, d, (*localapi.Client).Connect)
 	if err != nil {
 		if errors.Is(err, localapi.ErrNotRunning) || errors.Is(err, peer.ErrSelfAddress) || e.ctx.Err() != nil {
 			return e.wrap("connect", err) // no dialer stays behind
 		}
-		if ctx.Err() == context.DeadlineExceeded {
+		if timedOut {
 			err = fmt.Errorf("%s: no handshake within %v", d.arg, formatDuration(d.timeout))
 		}
 		// The dialer the peer started stays: it keeps trying.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,18 +170,12 @@ func runAdd(e *env, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	c, err := e.client(fs)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := e.dialContext(d.timeout)
-	defer cancel()
-	k, err := c.AddInvite(ctx, d.arg)
+	k, timedOut, err := e.dial(fs, d, (*localapi.Client).AddInvite)
 	if err != nil {
 		if errors.Is(err, localapi.ErrNotRunning) {
 			return err
 		}
-		if ctx.Err() == context.DeadlineExceeded && e.ctx.Err() == nil {
+		if timedOut {
 			// The peer records the invite before it dials.
 			return fmt.Errorf("could not connect to %s within %v; the peer is recorded and will be dialed", card.Key, formatDuration(d.timeout))
 		}

@@ -90,19 +90,11 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 		r.Parts = append(r.Parts, p)
 	}
 	for _, f := range o.blobs {
-		// The peer reads the file, from its own working directory.
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return r, fmt.Errorf("--blob %s: %w", f, err)
-		}
-		fi, err := os.Stat(abs)
+		b, err := peer.LocalBlobFile(f)
 		if err != nil {
 			return r, fmt.Errorf("--blob: %w", err)
 		}
-		if !fi.Mode().IsRegular() {
-			return r, fmt.Errorf("--blob %s: not a regular file", f)
-		}
-		r.Blobs = append(r.Blobs, peer.BlobFile{Path: abs})
+		r.Blobs = append(r.Blobs, b)
 	}
 	return r, nil
 }

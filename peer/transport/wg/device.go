@@ -190,15 +190,9 @@ func (d *Device) AllowPeer(k key.PublicKey, endpoint netip.AddrPort) error {
 	if k == d.pub {
 		return ErrSelf
 	}
-	pk, err := PublicKey(k)
+	pk, ta, err := d.lockPeer("allow", k)
 	if err != nil {
-		return fmt.Errorf("wg: allow %s: %w", k.Short(), err)
-	}
-	ta := TunnelAddr(k)
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return ErrClosed
+		return err
 	}
 	d.peers[ta] = k
 	d.byWG[pk] = k
@@ -218,18 +212,30 @@ func (d *Device) AllowPeer(k key.PublicKey, endpoint netip.AddrPort) error {
 	return nil
 }
 
-// RemovePeer removes k's WireGuard peer (no handshake from it is answered
-// any more) and closes the tunnel conns that ran through it.
-func (d *Device) RemovePeer(k key.PublicKey) error {
-	pk, err := PublicKey(k)
+// lockPeer gives k's WireGuard key and tunnel address and returns with
+// d.mu held, for AllowPeer and RemovePeer (op names the call in the error);
+// on an error (a key WireGuard cannot take, or a closed device) d.mu is not
+// held.
+func (d *Device) lockPeer(op string, k key.PublicKey) (pk [32]byte, ta netip.Addr, err error) {
+	pk, err = PublicKey(k)
 	if err != nil {
-		return fmt.Errorf("wg: remove %s: %w", k.Short(), err)
+		return pk, ta, fmt.Errorf("wg: %s %s: %w", op, k.Short(), err)
 	}
-	ta := TunnelAddr(k)
+	ta = TunnelAddr(k)
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return ErrClosed
+		return pk, ta, ErrClosed
+	}
+	return pk, ta, nil
+}
+
+// RemovePeer removes k's WireGuard peer (no handshake from it is answered
+// any more) and closes the tunnel conns that ran through it.
+func (d *Device) RemovePeer(k key.PublicKey) error {
+	pk, ta, err := d.lockPeer("remove", k)
+	if err != nil {
+		return err
 	}
 	delete(d.peers, ta)
 	delete(d.byWG, pk)

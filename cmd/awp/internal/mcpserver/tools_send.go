@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,19 +96,11 @@ func sendRequest(in SendIn) (peer.SendRequest, error) {
 		r.Parts = append(r.Parts, p)
 	}
 	for _, f := range in.Files {
-		// The peer reads the file itself, perhaps from another directory.
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return r, badArg("files: %s: %v", f, err)
-		}
-		fi, err := os.Stat(abs)
+		b, err := peer.LocalBlobFile(f)
 		if err != nil {
 			return r, badArg("files: %v", err)
 		}
-		if !fi.Mode().IsRegular() {
-			return r, badArg("files: %s is not a regular file", f)
-		}
-		r.Blobs = append(r.Blobs, peer.BlobFile{Path: abs})
+		r.Blobs = append(r.Blobs, b)
 	}
 	if r.Th == "" && r.Subject == "" {
 		first, _, _ := strings.Cut(strings.TrimSpace(in.Text), "\n")
