@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
@@ -50,7 +51,11 @@ func runWatch(e *env, args []string) error {
 func describe(ev peer.Event) string {
 	s := ev.Time + " " + ev.Type
 	if !ev.Peer.IsZero() {
-		s += " " + peerLabel(ev.Peer, ev.PeerName)
+		name := ev.PeerName
+		if name == "" && ev.Approval != nil {
+			name = ev.Approval.FromName // the event's peer is the asker
+		}
+		s += " " + peerLabel(ev.Peer, name)
 	}
 	if ev.Th != "" {
 		s += " " + ev.Th
@@ -67,7 +72,10 @@ func describe(ev peer.Event) string {
 	case ev.Blob != nil:
 		s += fmt.Sprintf(" blob %s %s %s", ev.Blob.Ref, dash(ev.Blob.Name), ev.Blob.State())
 	case ev.Approval != nil:
-		s += fmt.Sprintf(" approval %s from %s: %v", ev.Approval.ID, shortKey(ev.Approval.From), ev.Approval.Caps)
+		s += " " + ev.Approval.ID + " " + dash(strings.Join(ev.Approval.Caps, ","))
+		if d := ev.Decision; d != nil {
+			s += ": " + decisionText(*d)
+		}
 	case ev.Of != "":
 		s += " of " + ev.Of
 	}
@@ -75,4 +83,23 @@ func describe(ev peer.Event) string {
 		s += ": " + ev.Err
 	}
 	return terminalText(oneLine(s))
+}
+
+// decisionText is how a decided request was decided: "allowed for 1h by
+// user", "denied by timeout: no answer".
+func decisionText(d peer.Decision) string {
+	s := "denied"
+	if d.Allow {
+		s = "allowed"
+		if d.For > 0 {
+			s += " for " + formatDuration(d.For)
+		}
+	}
+	if d.By != "" {
+		s += " by " + d.By
+	}
+	if d.Reason != "" {
+		s += ": " + d.Reason
+	}
+	return s
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
@@ -503,6 +504,28 @@ func TestWatchLineAuthor(t *testing.T) {
 		ev := peer.Event{Time: "t", Type: peer.EventLine, Peer: p, PeerName: "bob", Th: "thr_a", Line: &peer.LineInfo{Dir: c.dir, From: c.from, Line: msg}}
 		if got := describe(ev); got != c.want {
 			t.Errorf("%s line from %s: %q, want %q", c.dir, c.from.Short(), got, c.want)
+		}
+	}
+}
+
+// awp watch names an approval's asker as awp pending does, by name and
+// short key, once; its caps comma-joined; and, when it is decided, how.
+func TestWatchApproval(t *testing.T) {
+	p := key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	req := &peer.ApprovalRequest{ID: "ap1", From: p, FromName: "bob", Caps: []string{"exec", "fs:read"}}
+	for _, c := range []struct {
+		ev   peer.Event
+		want string
+	}{
+		{peer.Event{Time: "t", Type: peer.EventApproval, Peer: p, Th: "thr_a", Approval: req},
+			"t approval bob (PAAAAAAA) thr_a ap1 exec,fs:read"},
+		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, Th: "thr_a", Approval: req, Decision: &peer.Decision{Allow: true, For: time.Hour, By: "user"}},
+			"t approval_done bob (PAAAAAAA) thr_a ap1 exec,fs:read: allowed for 1h by user"},
+		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, Th: "thr_a", Approval: req, Decision: &peer.Decision{By: "timeout", Reason: "no answer"}},
+			"t approval_done bob (PAAAAAAA) thr_a ap1 exec,fs:read: denied by timeout: no answer"},
+	} {
+		if got := describe(c.ev); got != c.want {
+			t.Errorf("describe = %q, want %q", got, c.want)
 		}
 	}
 }
