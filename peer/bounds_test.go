@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -183,18 +182,24 @@ func TestFairQueue(t *testing.T) {
 // lines wait for the writer, the node closes it. Before, the queue grew
 // without bound (1 GB in 60 s).
 func TestHostileErrFlood(t *testing.T) {
+	// errFloodLines is far more err lines than loopback's buffers hold
+	// (each bad line, 61 bytes, is answered by an err line of about 140):
+	// the node must close the session long before the last.
+	const errFloodLines = 2_000_000
 	a := newTestNode(t, "a")
 	p := dialRaw(t, a)
-	if tc, ok := p.c.(*net.TCPConn); ok {
-		tc.SetReadBuffer(4096) // the node's writer blocks soon
-	}
+	// The node's writer blocks once the kernel's buffers between the two
+	// are full. (A tiny SetReadBuffer here made that sooner, but once in a
+	// while stalled loopback TCP both ways: the node's reader waiting, this
+	// writer blocked, and nothing in between moving.)
 	p.handshake()
-	testsync.Eventually(t, "the session up", func() bool { return a.sessionFor(p.priv.Public()) != nil })
+	var s *session
+	testsync.Eventually(t, "the session up", func() bool { s = a.sessionFor(p.priv.Public()); return s != nil })
 	done := make(chan error, 1)
 	go func() {
 		bad := []byte(`{"t":"msg","id":"01J9ZX00000000000000000001","th":"thr_x"}` + "\n")
 		var err error
-		for i := 0; i < 200_000 && err == nil; i++ {
+		for i := 0; i < errFloodLines && err == nil; i++ {
 			_, err = p.c.Write(bad)
 		}
 		done <- err
@@ -209,6 +214,9 @@ func TestHostileErrFlood(t *testing.T) {
 	}
 	p.c.Close()
 	<-done
+	if !errors.Is(s.closeErr, errErrQueueFull) {
+		t.Errorf("the session ended with %v, want %v", s.closeErr, errErrQueueFull)
+	}
 	checkNodeServes(t, a)
 }
 

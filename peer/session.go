@@ -58,6 +58,7 @@ type session struct {
 	gates   map[string]string // th → the first line refused in it (commit loop only; see gated)
 
 	closeOnce sync.Once
+	closeErr  error // why close was first called (nil: a plain end); set once, read after ctx is done
 }
 
 // boundHello applies those bounds to a verified hello.
@@ -130,6 +131,7 @@ func (s *session) run() {
 // close ends the session.
 func (s *session) close(err error) {
 	s.closeOnce.Do(func() {
+		s.closeErr = err
 		if err != nil && s.ctx.Err() == nil {
 			s.n.log.Info("session closed", "peer", s.peer.Short(), "err", err)
 		}
