@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/awp-tray/awp-tray/app/trayhost/watchertest"
+	"github.com/awp-tray/awp-tray/internal/testbin"
 	"github.com/awp-tray/awp-tray/internal/testsync"
 )
 
@@ -36,59 +36,25 @@ func need(t *testing.T, tools ...string) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string // where binaries built them; TestMain removes it
-	trayBin   string
-	awpBin    string
-	buildErr  error
-)
+// bins are the binaries the tests run: awp-tray (cgo, Fyne) and awp
+// (CGO_ENABLED=0), built once, or taken from $AWP_TRAY_BIN and $AWP_BIN.
+var bins = testbin.Set{Pattern: "awp-smoke-bin-", Bins: []testbin.Binary{
+	{Name: "awp-tray", Pkg: moduleRoot, Env: "AWP_TRAY_BIN", Cgo: true},
+	{Name: "awp", Pkg: moduleRoot + "/cmd/awp", Env: "AWP_BIN"},
+}}
 
 // TestMain removes the binaries the tests built (some 100 MB a run).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
-// binaries builds awp-tray (cgo, Fyne) and awp (CGO_ENABLED=0) once, or
-// takes them from $AWP_TRAY_BIN and $AWP_BIN.
+// binaries returns awp-tray and awp (see bins), building them the first
+// time.
 func binaries(t *testing.T) (tray, awp string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "awp-smoke-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		trayBin, awpBin = os.Getenv("AWP_TRAY_BIN"), os.Getenv("AWP_BIN")
-		if trayBin == "" {
-			trayBin = filepath.Join(dir, "awp-tray")
-			cmd := exec.Command("go", "build", "-o", trayBin, ".")
-			cmd.Dir = moduleRoot
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build awp-tray: %v\n%s", err, out)
-				return
-			}
-		}
-		if awpBin == "" {
-			awpBin = filepath.Join(dir, "awp")
-			cmd := exec.Command("go", "build", "-o", awpBin, "./cmd/awp")
-			cmd.Dir = moduleRoot
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build awp: %v\n%s", err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return trayBin, awpBin
+	return bins.Path(t, "awp-tray"), bins.Path(t, "awp")
 }
 
 // deadline is the context every wait of a test shares: a broken run

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/awp-tray/awp-tray/internal/testbin"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/localapi"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
@@ -21,38 +22,19 @@ import (
 // The end-to-end test runs two real `awp run` processes on loopback and
 // drives them with the built binary, as a user or a script would.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildOut  []byte
-)
+// bins is the awp binary the tests run, built once (CGO_ENABLED=0, as
+// shipped).
+var bins = testbin.Set{Pattern: "awpbin", Bins: []testbin.Binary{{Name: "awp", Pkg: "."}}}
 
-// awpBinary builds cmd/awp once (CGO_ENABLED=0, as shipped).
+// awpBinary returns the awp binary, building it the first time.
 func awpBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "awpbin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "awp")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
+	return bins.Path(t, "awp")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 

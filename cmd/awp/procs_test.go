@@ -244,9 +244,13 @@ func (d *daemon) client() *localapi.Client {
 // returns its stdout, stderr and exit code (-1 when it did not exit by
 // itself). It never fails the test, so worker goroutines may use it.
 func awpExec(ctx context.Context, args ...string) (stdout, stderr string, code int, err error) {
+	bin, err := bins.Lookup("awp")
+	if err != nil {
+		return "", "", -1, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, cliWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "AWP_DATA=", "AWP_KEYRING=")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
