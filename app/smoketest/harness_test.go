@@ -424,6 +424,55 @@ func startRegistered(ctx context.Context, t *testing.T, w *watchertest.Watcher, 
 	return tr, item
 }
 
+// desktopTray is awp-tray running on a desktop of its own and registered
+// with its tray host (startDesktopTray), with what a test drives it by.
+type desktopTray struct {
+	t               *testing.T
+	ctx             context.Context // the test's deadline
+	trayBin, awpBin string
+	display         string
+	env             []string // the tray's environment
+	data            string   // the tray's data directory
+	tr              *tray
+	conn            *dbus.Conn       // on the session bus, as the tray host is
+	item            watchertest.Item // the tray's item
+	menu            dbus.ObjectPath  // the item's dbusmenu
+}
+
+// startDesktopTray is the opening of the tests that drive the tray's menu
+// and take screenshots: it skips the test unless Xvfb, dbus-daemon,
+// xdotool and import are installed, builds the binaries, starts a desktop
+// and runs awp-tray on it in a fresh environment (env) with a fresh data
+// directory and args, and waits until it registers its item.
+func startDesktopTray(t *testing.T, args ...string) *desktopTray {
+	t.Helper()
+	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
+	d := &desktopTray{t: t}
+	d.trayBin, d.awpBin = binaries(t)
+	d.ctx = deadline(t)
+	display, bus, w := desktop(t)
+	d.display, d.env = display, env(t, display, bus)
+	d.data = filepath.Join(t.TempDir(), "tray")
+	d.tr, d.item = startRegistered(d.ctx, t, w, d.trayBin, d.env, append([]string{"--data", d.data}, args...)...)
+	d.conn = w.Conn()
+	d.menu = menuPath(d.conn, d.item)
+	return d
+}
+
+// untilStatus waits until the menu's status line (its first item) reads
+// want, and returns the menu; it fails the test, with the last menu read,
+// if it never does.
+func (d *desktopTray) untilStatus(want string) []menuItem {
+	d.t.Helper()
+	items, err := d.tr.untilMenu(d.ctx, "the status line "+strconv.Quote(want), d.conn, d.item.Bus, d.menu, func(items []menuItem) bool {
+		return len(items) > 0 && items[0].Label == want
+	})
+	if err != nil {
+		d.t.Fatalf("%v; menu: %s", err, labels(items))
+	}
+	return items
+}
+
 // untilReady waits until the tray's node has logged that it is ready.
 func (tr *tray) untilReady(ctx context.Context) error {
 	return tr.until(ctx, "the node ready", func() bool { return strings.Contains(tr.out.String(), "msg=ready") })

@@ -22,31 +22,19 @@ import (
 // that thread with last_id = the id `awp send` returned, i.e. the view's
 // rows were built from the line. The screenshot is taken after.
 func TestMessageShown(t *testing.T) {
-	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
-	trayBin, awpBin := binaries(t)
-	ctx := deadline(t)
-	display, bus, w := desktop(t)
-
-	e := env(t, display, bus)
-	trayData := filepath.Join(t.TempDir(), "tray")
-	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", trayData, "--listen", "tcp://127.0.0.1:0")
-	conn := w.Conn()
-	mp := menuPath(conn, item)
-	if items, err := tr.untilMenu(ctx, "the node running", conn, item.Bus, mp, func(items []menuItem) bool {
-		return len(items) > 0 && items[0].Label == "AWP: no peers yet"
-	}); err != nil {
-		t.Fatalf("%v; menu: %s", err, labels(items))
-	}
+	d := startDesktopTray(t, "--listen", "tcp://127.0.0.1:0")
+	ctx, tr, conn, item, mp := d.ctx, d.tr, d.conn, d.item, d.menu
+	d.untilStatus("AWP: no peers yet")
 
 	// A headless peer dials the tray and sends a msg.
-	trayKey, trayListen := trayStatus(ctx, t, awpBin, trayData)
+	trayKey, trayListen := trayStatus(ctx, t, d.awpBin, d.data)
 	peerData := filepath.Join(t.TempDir(), "peer")
-	run := startTray(t, awpBin, e, "run", "--data", peerData, "--keyring", "file", "--name", "smoke-peer",
+	run := startTray(t, d.awpBin, d.env, "run", "--data", peerData, "--keyring", "file", "--name", "smoke-peer",
 		"--listen", "tcp://127.0.0.1:0", "--dial", trayListen[0])
 	const subject, text = "Smoke hello", "hello from a headless awp peer"
 	var sent struct{ ID, Th string }
 	if err := run.until(ctx, "awp send", func() bool {
-		out, err := exec.CommandContext(ctx, awpBin, "send", "--data", peerData, "--to", trayKey,
+		out, err := exec.CommandContext(ctx, d.awpBin, "send", "--data", peerData, "--to", trayKey,
 			"--subject", subject, "--text", text).Output()
 		return err == nil && json.Unmarshal(out, &sent) == nil && sent.ID != ""
 	}); err != nil {
@@ -71,7 +59,7 @@ func TestMessageShown(t *testing.T) {
 		t.Errorf("%v: tooltip = %q", err, tip)
 	}
 	title := "AWP: " + subject
-	if err := tr.clickUntil(ctx, conn, item.Bus, mp, threadItem, "the thread window", func() bool { return visibleWindow(display, title) }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, threadItem, "the thread window", func() bool { return visibleWindow(d.display, title) }); err != nil {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
 	if err := tr.until(ctx, "the thread view to show the msg", func() bool {
@@ -84,8 +72,8 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v\n%s", err, tr.out.String())
 	}
-	raise(display, title)
-	screenshot(ctx, t, display, "tray-thread-message.png")
+	raise(d.display, title)
+	screenshot(ctx, t, d.display, "tray-thread-message.png")
 	// Viewing the thread read it: the menu no longer lists it.
 	if items, err := tr.untilMenu(ctx, "the thread read in the menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		_, listed := find(items, threadItem)
@@ -94,14 +82,14 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(d.display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(ctx, t, display, "tray-threads.png")
+	screenshot(ctx, t, d.display, "tray-threads.png")
 
 	// The peer asks to run a command: the menu says so, a click opens
 	// Approvals, and the decision reaches the peer.
-	answer := requestEcho(ctx, awpBin, peerData, trayKey, "smoke")
+	answer := requestEcho(ctx, d.awpBin, peerData, trayKey, "smoke")
 	const reqItem = "smoke-peer wants exec `echo smoke`"
 	if items, err := tr.untilMenu(ctx, "the request in the tray menu", conn, item.Bus, mp, func(items []menuItem) bool {
 		_, listed := find(items, reqItem)
@@ -109,17 +97,17 @@ func TestMessageShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v; menu: %s", err, labels(items))
 	}
-	if err := tr.clickUntil(ctx, conn, item.Bus, mp, reqItem, "the Approvals window", func() bool { return visibleWindow(display, "AWP: Approvals") }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, reqItem, "the Approvals window", func() bool { return visibleWindow(d.display, "AWP: Approvals") }); err != nil {
 		t.Fatal(err)
 	}
-	raise(display, "AWP: Approvals")
-	screenshot(ctx, t, display, "tray-approval.png")
+	raise(d.display, "AWP: Approvals")
+	screenshot(ctx, t, d.display, "tray-approval.png")
 	var pending []struct{ ID string }
-	out, err := exec.CommandContext(ctx, awpBin, "pending", "--data", trayData, "--json").Output()
+	out, err := exec.CommandContext(ctx, d.awpBin, "pending", "--data", d.data, "--json").Output()
 	if err != nil || json.Unmarshal(out, &pending) != nil || len(pending) != 1 {
 		t.Fatalf("awp pending: %v %s", err, out)
 	}
-	if out, err := exec.CommandContext(ctx, awpBin, "decide", "--data", trayData, pending[0].ID, "allow").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, d.awpBin, "decide", "--data", d.data, pending[0].ID, "allow").CombinedOutput(); err != nil {
 		t.Fatalf("awp decide: %v %s", err, out)
 	}
 	select {

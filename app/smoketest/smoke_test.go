@@ -17,25 +17,12 @@ import (
 // dbusmenu, opens Threads from it, checks a second launch and the awp
 // command line against the tray's peer, and quits from the menu.
 func TestTrayMenu(t *testing.T) {
-	need(t, "Xvfb", "dbus-daemon", "xdotool", "import")
-	trayBin, awpBin := binaries(t)
-	ctx := deadline(t)
-	display, bus, w := desktop(t)
-
-	e := env(t, display, bus)
-	data := filepath.Join(t.TempDir(), "data")
-	tr, item := startRegistered(ctx, t, w, trayBin, e, "--data", data, "--listen", "tcp://127.0.0.1:0")
+	d := startDesktopTray(t, "--listen", "tcp://127.0.0.1:0")
+	ctx, tr, conn, item, mp := d.ctx, d.tr, d.conn, d.item, d.menu
 	t.Logf("tray item: %+v", item)
-	conn := w.Conn()
-	mp := menuPath(conn, item)
 
 	// Wait for the node to boot: the status line leaves "starting…".
-	items, err := tr.untilMenu(ctx, "the status line to show the node running", conn, item.Bus, mp, func(items []menuItem) bool {
-		return len(items) > 0 && items[0].Label == "AWP: no peers yet"
-	})
-	if err != nil {
-		t.Fatalf("%v; menu: %s", err, labels(items))
-	}
+	items := d.untilStatus("AWP: no peers yet")
 	for _, want := range []string{"Threads", "Presence", "Approvals", "Copy my invite", "Add peer…", "Pause notifications", "Settings", "Quit (your peer goes offline)"} {
 		if _, ok := find(items, want); !ok {
 			t.Errorf("menu lacks %q: %s", want, labels(items))
@@ -50,20 +37,20 @@ func TestTrayMenu(t *testing.T) {
 	if tip := tooltip(conn, item); tip != "AWP: no peers yet" {
 		t.Errorf("tooltip = %q", tip)
 	}
-	if visibleWindow(display, "AWP") {
+	if visibleWindow(d.display, "AWP") {
 		t.Error("the main window is shown at start although a tray exists")
 	}
 	if n := len(tree(tr.cmd.Process.Pid)); n != 1 {
 		t.Errorf("%d processes before any window, want the tray's alone", n)
 	}
 
-	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(display, "AWP") }); err != nil {
+	if err := tr.clickUntil(ctx, conn, item.Bus, mp, "Threads", "the main window after Threads", func() bool { return visibleWindow(d.display, "AWP") }); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(ctx, t, display, "tray-threads.png")
+	screenshot(ctx, t, d.display, "tray-threads.png")
 
 	// The awp command line works against the tray's peer.
-	out, err := exec.CommandContext(ctx, awpBin, "threads", "--data", data, "--json").Output()
+	out, err := exec.CommandContext(ctx, d.awpBin, "threads", "--data", d.data, "--json").Output()
 	if err != nil {
 		t.Fatalf("awp threads against the tray: %v", err)
 	}
@@ -73,7 +60,7 @@ func TestTrayMenu(t *testing.T) {
 	}
 
 	// A second launch asks the first to show its window and exits 0.
-	second := startTray(t, trayBin, e, "--data", data)
+	second := startTray(t, d.trayBin, d.env, "--data", d.data)
 	if err := second.wait(ctx); err != nil {
 		t.Errorf("second launch: %v\n%s", err, second.out.String())
 	}
