@@ -79,11 +79,7 @@ func (o *sendOptions) request() (peer.SendRequest, error) {
 		r.Parts = append(r.Parts, wire.CodePart(string(b), lang, ""))
 	}
 	if data != nil {
-		mime := o.mime
-		if mime == "" {
-			mime = "application/json"
-		}
-		p, err := wire.DataPart(mime, data)
+		p, err := wire.DataPart(o.mime, data)
 		if err != nil {
 			return r, usagef("--data-json: %v", err)
 		}

@@ -479,12 +479,17 @@ func TestPartConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	plain, err := DataPart("", json.RawMessage(`[1]`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ got, want string }{
 		{string(TextPart("a<b")), `{"k":"text","text":"a<b"}`},
 		{string(TextPart("")), `{"k":"text","text":""}`}, // text is required, even empty
 		{string(CodePart("x := 1\n", "", "")), `{"k":"code","text":"x := 1\n"}`},
 		{string(CodePart("x", "go", "main.go")), `{"k":"code","text":"x","lang":"go","path":"main.go"}`},
 		{string(d), `{"k":"data","mime":"application/vnd.awp.grant+json","data":{"a":"<&>"}}`},
+		{string(plain), `{"k":"data","mime":"application/json","data":[1]}`}, // no mime: JSON's
 		{string(BlobPart("r", "n", "m", 0, "")), `{"k":"blob","ref":"r","name":"n","mime":"m","size":0}`},
 	} {
 		if c.got != c.want {

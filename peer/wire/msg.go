@@ -231,8 +231,15 @@ func CodePart(text, lang, path string) json.RawMessage {
 	return MustMarshal(codePart{PartCode, text, lang, path})
 }
 
-// DataPart builds a data part; data must be valid JSON.
+// MimeJSON is a data part's mime when the sender names none.
+const MimeJSON = "application/json"
+
+// DataPart builds a data part; data must be valid JSON. An empty mime is
+// MimeJSON.
 func DataPart(mime string, data json.RawMessage) (json.RawMessage, error) {
+	if mime == "" {
+		mime = MimeJSON
+	}
 	if !json.Valid(data) {
 		return nil, errors.New("wire: data part: data is not valid JSON")
 	}

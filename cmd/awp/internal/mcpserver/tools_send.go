@@ -85,11 +85,7 @@ func sendRequest(in SendIn) (peer.SendRequest, error) {
 		r.Parts = append(r.Parts, wire.CodePart(in.Code, in.Lang, ""))
 	}
 	if len(in.Data) > 0 {
-		mime := in.Mime
-		if mime == "" {
-			mime = "application/json"
-		}
-		p, err := wire.DataPart(mime, in.Data)
+		p, err := wire.DataPart(in.Mime, in.Data)
 		if err != nil {
 			return r, badArg("data: %v", err)
 		}
