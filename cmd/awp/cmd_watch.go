@@ -8,17 +8,25 @@ import (
 	"strings"
 
 	"github.com/awp-tray/awp-tray/peer"
-	"github.com/awp-tray/awp-tray/peer/localapi"
+	"github.com/awp-tray/awp-tray/peer/key"
 )
 
 func runWatch(e *env, args []string) error {
 	fs := newFlags("watch")
 	asJSON := fs.Bool("json", false, "print each event as one JSON object per line")
-	w, err := askPeer(e, fs, args, "watch", (*localapi.Client).Watch)
+	c, err := e.clientNoArgs(fs, args)
 	if err != nil {
 		return err
 	}
+	w, err := c.Watch(e.ctx)
+	if err != nil {
+		return e.wrap("watch", err)
+	}
 	defer w.Close()
+	var names peerNames
+	if !*asJSON {
+		names = c.PeerNames(e.ctx)
+	}
 	for {
 		raw, err := w.NextRaw()
 		switch {
@@ -41,21 +49,46 @@ func runWatch(e *env, args []string) error {
 		if err := jsonUnmarshal(raw, &ev); err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintln(e.stdout, describe(ev)); err != nil {
+		names.fill(&ev)
+		if _, err := fmt.Fprintln(e.stdout, describe(ev, names)); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 }
 
-// describe renders an event on one line for people.
-func describe(ev peer.Event) string {
+// maxWatchNames bounds the names awp watch learns from events: a watch
+// left running on a node that many throwaway keys reach must not grow
+// without end. Past it, peers it has not named are shown by short key.
+const maxWatchNames = 4096
+
+// peerNames are the names awp watch shows peers by: the peer list's when it
+// starts, and the names events carry after that (peer_up, lines received,
+// presence).
+type peerNames map[key.PublicKey]string
+
+// fill names ev's peer where the event does not (lines sent, acks, blobs),
+// and learns the name where it does. An approval's peer is its asker.
+func (ns peerNames) fill(ev *peer.Event) {
+	if ev.Peer.IsZero() {
+		return
+	}
+	if ev.PeerName == "" && ev.Approval != nil {
+		ev.PeerName = ev.Approval.FromName
+	}
+	switch known, ok := ns[ev.Peer]; {
+	case ev.PeerName == "":
+		ev.PeerName = known
+	case ns != nil && (ok || len(ns) < maxWatchNames):
+		ns[ev.Peer] = ev.PeerName
+	}
+}
+
+// describe renders an event on one line for people; names names the
+// author of a line mirrored from a third peer.
+func describe(ev peer.Event, names peerNames) string {
 	s := ev.Time + " " + ev.Type
 	if !ev.Peer.IsZero() {
-		name := ev.PeerName
-		if name == "" && ev.Approval != nil {
-			name = ev.Approval.FromName // the event's peer is the asker
-		}
-		s += " " + peerLabel(ev.Peer, name)
+		s += " " + peerLabel(ev.Peer, ev.PeerName)
 	}
 	if ev.Th != "" {
 		s += " " + ev.Th
@@ -66,7 +99,7 @@ func describe(ev peer.Event) string {
 		// sharer mirrored): an in line is the peer's, an out line ours.
 		s += " " + ev.Line.Dir
 		if f := ev.Line.From; ev.Line.Dir == "in" && f != ev.Peer {
-			s += " from " + shortKey(f)
+			s += " from " + peerLabel(f, names[f])
 		}
 		s += ": " + summarize(ev.Line.Line)
 	case ev.Blob != nil:

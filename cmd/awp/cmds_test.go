@@ -466,7 +466,7 @@ func TestTerminalText(t *testing.T) {
 		t.Errorf("show line %q, want %q", got, want)
 	}
 	ev := peer.Event{Time: "t", Type: peer.EventLine, PeerName: "n\x1b[31m", Peer: key.MustParsePublic("ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE")}
-	if got := describe(ev); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `n\u001b[31m`) {
+	if got := describe(ev, nil); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `n\u001b[31m`) {
 		t.Errorf("watch line %q", got)
 	}
 }
@@ -491,6 +491,7 @@ func TestWatchLineAuthor(t *testing.T) {
 	p := key.MustParsePublic("ed25519:PAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 	me := key.MustParsePublic("ed25519:MAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 	third := key.MustParsePublic("ed25519:TAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	carol := key.MustParsePublic("ed25519:CAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 	msg := json.RawMessage(`{"t":"msg","parts":[{"k":"text","text":"hi"}]}`)
 	for _, c := range []struct {
 		dir  string
@@ -500,9 +501,10 @@ func TestWatchLineAuthor(t *testing.T) {
 		{"in", p, "t line bob (PAAAAAAA) thr_a in: hi"},
 		{"out", me, "t line bob (PAAAAAAA) thr_a out: hi"},
 		{"in", third, "t line bob (PAAAAAAA) thr_a in from TAAAAAAA: hi"},
+		{"in", carol, "t line bob (PAAAAAAA) thr_a in from carol (CAAAAAAA): hi"},
 	} {
 		ev := peer.Event{Time: "t", Type: peer.EventLine, Peer: p, PeerName: "bob", Th: "thr_a", Line: &peer.LineInfo{Dir: c.dir, From: c.from, Line: msg}}
-		if got := describe(ev); got != c.want {
+		if got := describe(ev, peerNames{carol: "carol"}); got != c.want {
 			t.Errorf("%s line from %s: %q, want %q", c.dir, c.from.Short(), got, c.want)
 		}
 	}
@@ -524,9 +526,47 @@ func TestWatchApproval(t *testing.T) {
 		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, Th: "thr_a", Approval: req, Decision: &peer.Decision{By: "timeout", Reason: "no answer"}},
 			"t approval_done bob (PAAAAAAA) thr_a ap1 exec,fs:read: denied by timeout: no answer"},
 	} {
-		if got := describe(c.ev); got != c.want {
+		ev := c.ev
+		peerNames{}.fill(&ev)
+		if got := describe(ev, nil); got != c.want {
 			t.Errorf("describe = %q, want %q", got, c.want)
 		}
+	}
+}
+
+// awp watch names the peer of an event that carries no name (a line sent,
+// an ack) by the name it knew at the start or learned from an earlier
+// event, and learns at most maxWatchNames names.
+func TestWatchNames(t *testing.T) {
+	bob := key.MustParsePublic("ed25519:BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	dan := key.MustParsePublic("ed25519:DAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	names := peerNames{bob: "bob"}
+	ack := peer.Event{Time: "t", Type: peer.EventAck, Peer: bob, Th: "thr_a", Of: "01J9AAAAAAAAAAAAAAAAAAAAAA"}
+	names.fill(&ack)
+	if got, want := describe(ack, names), "t ack bob (BAAAAAAA) thr_a of 01J9AAAAAAAAAAAAAAAAAAAAAA"; got != want {
+		t.Errorf("ack: %q, want %q", got, want)
+	}
+	up := peer.Event{Time: "t", Type: peer.EventPeerUp, Peer: dan, PeerName: "dan"}
+	names.fill(&up)
+	out := peer.Event{Time: "t", Type: peer.EventAck, Peer: dan, Th: "thr_b", Of: "01J9AAAAAAAAAAAAAAAAAAAAAB"}
+	names.fill(&out)
+	if out.PeerName != "dan" {
+		t.Errorf("a name from peer_up was not used later: %q", out.PeerName)
+	}
+	full := peerNames{}
+	for i := range maxWatchNames {
+		b := make([]byte, 32)
+		b[0], b[1], b[2] = 1, byte(i), byte(i>>8)
+		k, err := key.PublicFromBytes(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[k] = "x"
+	}
+	up.Peer = bob
+	full.fill(&up)
+	if _, ok := full[bob]; ok || len(full) != maxWatchNames {
+		t.Errorf("learned past maxWatchNames: %d names", len(full))
 	}
 }
 
