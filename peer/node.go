@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/fanout"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/presence"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -140,7 +141,7 @@ type Node struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup // every goroutine but the commit loop
 	commit   commitLoop
-	events   broker
+	events   fanout.Broker[Event]
 	mirror   mirrorState
 	pres     presenceState
 	hs       hsAdmit // accepted connections in their handshake
@@ -415,7 +416,7 @@ func (n *Node) Close() error {
 	}
 	n.wg.Wait()
 	n.commit.stop()
-	n.events.closeAll()
+	n.events.Close()
 	err := n.tm.Close()
 	if cerr := n.db.Close(); err == nil {
 		err = cerr

@@ -14,6 +14,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/awp-tray/awp-tray/internal/fanout"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/profile"
@@ -96,8 +97,7 @@ type Fake struct {
 	// Keep is the retention setting (SetRetention stores it).
 	Keep peer.Retention
 
-	subs     map[int]chan peer.Event
-	nextSub  int
+	events   fanout.Broker[peer.Event]
 	subbed   chan struct{} // closed and replaced when a subscriber arrives
 	unsubbed chan struct{} // closed and replaced when a subscriber leaves
 }
@@ -286,49 +286,36 @@ func (f *Fake) OpenBlob(from key.PublicKey, ref string) (io.ReadCloser, peer.Blo
 // Subscribe implements localapi.Backend. Like the node, it drops events
 // for a subscriber whose buffer is full.
 func (f *Fake) Subscribe(buf int) (<-chan peer.Event, func()) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.initLocked()
-	id := f.nextSub
-	f.nextSub++
-	ch := make(chan peer.Event, buf)
-	f.subs[id] = ch
-	close(f.subbed)
-	f.subbed = make(chan struct{})
+	ch, cancel := f.events.Subscribe(buf)
+	f.noteSubs(&f.subbed)
 	var once sync.Once
 	return ch, func() {
 		once.Do(func() {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if _, ok := f.subs[id]; ok {
-				delete(f.subs, id)
-				close(ch)
-			}
-			close(f.unsubbed)
-			f.unsubbed = make(chan struct{})
+			cancel()
+			f.noteSubs(&f.unsubbed)
 		})
 	}
 }
 
+// noteSubs closes and replaces *c (f.subbed or f.unsubbed): the
+// subscriptions changed.
+func (f *Fake) noteSubs(c *chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.initLocked()
+	close(*c)
+	*c = make(chan struct{})
+}
+
 func (f *Fake) initLocked() {
-	if f.subs == nil {
-		f.subs = map[int]chan peer.Event{}
+	if f.subbed == nil {
 		f.subbed = make(chan struct{})
 		f.unsubbed = make(chan struct{})
 	}
 }
 
 // Publish sends ev to every subscriber that has room.
-func (f *Fake) Publish(ev peer.Event) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, ch := range f.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
-}
+func (f *Fake) Publish(ev peer.Event) { f.events.Publish(ev) }
 
 // Subscribers returns the number of live subscriptions, and channels that
 // are closed at the next subscribe and the next unsubscribe, so a test can
@@ -337,18 +324,12 @@ func (f *Fake) Subscribers() (n int, subscribed, unsubscribed <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.initLocked()
-	return len(f.subs), f.subbed, f.unsubbed
+	return f.events.Len(), f.subbed, f.unsubbed
 }
 
-// EndSubscriptions closes every subscriber's channel, as a closing node does.
-func (f *Fake) EndSubscriptions() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for id, ch := range f.subs {
-		delete(f.subs, id)
-		close(ch)
-	}
-}
+// EndSubscriptions closes every subscriber's channel, as a closing node
+// does; a later Subscribe gets a closed channel, as from a closed node.
+func (f *Fake) EndSubscriptions() { f.events.Close() }
 
 // Presence implements localapi.Backend.
 func (f *Fake) Presence() []peer.PresenceInfo {
