@@ -27,5 +27,8 @@ func (n *Node) publish(e Event) {
 	if e.Time == "" {
 		e.Time = n.stamp()
 	}
+	if e.PeerName == "" && !e.Peer.IsZero() {
+		e.PeerName = n.names.get(e.Peer)
+	}
 	n.events.Publish(e)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/testsync"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
@@ -203,5 +204,39 @@ func TestDuplicateLineOneEvent(t *testing.T) {
 	}
 	if ls, err := n.Lines(th, key.PublicKey{}); err != nil || len(ls) != 3 {
 		t.Fatalf("stored %d lines (%v), want 3", len(ls), err)
+	}
+}
+
+// TestEventsNamePeer: the events of a line this node sends and of its ack,
+// which the node makes without the peer's hello at hand, carry the name the
+// connected peer gave, as a received line's does; the name goes when the
+// peer's session does.
+func TestEventsNamePeer(t *testing.T) {
+	a, b := connectedPair(t)
+	events, cancel := a.Subscribe(64)
+	defer cancel()
+	th := wire.NewThread()
+	sendText(t, a, b.Key(), th, "hi")
+	named := map[string]string{}
+	timeout := time.After(10 * time.Second)
+	for named[EventLine] == "" || named[EventAck] == "" {
+		select {
+		case ev := <-events:
+			if ev.Th == th && ev.Peer == b.Key() && (ev.Type == EventAck || ev.Type == EventLine && ev.Line.Dir == "out") {
+				named[ev.Type] = ev.PeerName
+				if ev.PeerName != "b" {
+					t.Fatalf("%s event names the peer %q, want b", ev.Type, ev.PeerName)
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no out line and ack events with names: %v", named)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testsync.Eventually(t, "b's session gone", func() bool { return a.sessionFor(b.Key()) == nil })
+	if name := a.names.get(b.Key()); name != "" {
+		t.Errorf("a still names b %q after its session ended", name)
 	}
 }

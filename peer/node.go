@@ -142,6 +142,7 @@ type Node struct {
 	wg       sync.WaitGroup // every goroutine but the commit loop
 	commit   commitLoop
 	events   fanout.Broker[Event]
+	names    liveNames // connected peers' names, for events (livenames.go)
 	mirror   mirrorState
 	pres     presenceState
 	hs       hsAdmit // accepted connections in their handshake

@@ -49,6 +49,7 @@ func (n *Node) register(s *session) error {
 			}
 		}
 		n.sessions[s.peer] = s
+		n.names.set(s.peer, s.hello.Name)
 		n.mu.Unlock()
 		if old != nil {
 			old.close(errors.New("replaced by a newer connection"))
@@ -86,6 +87,7 @@ func (n *Node) unregister(s *session) {
 	n.mu.Lock()
 	if n.sessions[s.peer] == s {
 		delete(n.sessions, s.peer)
+		n.names.drop(s.peer)
 	}
 	n.mu.Unlock()
 }
