@@ -30,9 +30,9 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/awp-tray/awp-tray/internal/datadir"
+	"github.com/awp-tray/awp-tray/internal/flaghelp"
 	"github.com/awp-tray/awp-tray/peer"
 )
 
@@ -106,16 +106,12 @@ func run(args []string) int {
 const usageLine = "usage: awp-tray [--data DIR] [--keyring keyring|file] [--listen ADDR]… [--verbose] [--version]\n"
 
 // writeUsage is -h: the synopsis, what the app is, and every flag with its
-// description, as awp's -h lays them out.
+// description, laid out as awp's -h lays them out.
 func writeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, usageLine)
-	fmt.Fprint(w, "\nthe AWP tray app: runs this identity's peer in the background (the same local API as `awp run`,\nso awp commands work against it) and shows peers, threads and approvals\n\nflags:\n")
-	metavar := map[string]string{"data": " DIR", "keyring": " keyring|file", "listen": " ADDR"}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fs.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(tw, "  --%s%s\t%s\n", f.Name, metavar[f.Name], f.Usage)
-	})
-	tw.Flush()
+	fmt.Fprint(w, "\nthe AWP tray app: runs this identity's peer in the background (the same local API as `awp run`,\nso awp commands work against it) and shows peers, threads and approvals\n")
+	metavars := map[string]string{"data": "DIR", "keyring": "keyring|file", "listen": "ADDR"}
+	flaghelp.Write(w, fs, func(f *flag.Flag) string { return metavars[f.Name] })
 }
 
 // newLogger logs text lines to stderr (both processes share it).

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/flaghelp"
 	"github.com/awp-tray/awp-tray/internal/service"
 	"github.com/awp-tray/awp-tray/keystore"
 	"github.com/awp-tray/awp-tray/peer"
@@ -138,7 +139,7 @@ func (e *env) serviceUnit(fs *flagSet, o *runOptions) (service.Unit, error) {
 			}
 			return
 		}
-		if isBool(f) {
+		if flaghelp.IsBool(f) {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 			return
 		}

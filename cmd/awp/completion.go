@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/awp-tray/awp-tray/internal/flaghelp"
 	"github.com/awp-tray/awp-tray/peer/wire"
 )
 
@@ -70,17 +71,12 @@ func valueFlagNames(specs []completionSpec) []string {
 	var out []string
 	for _, s := range specs {
 		for _, f := range s.flags {
-			if !isBool(f) && !slices.Contains(out, f.Name) {
+			if !flaghelp.IsBool(f) && !slices.Contains(out, f.Name) {
 				out = append(out, f.Name)
 			}
 		}
 	}
 	return out
-}
-
-func isBool(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 func runCompletion(e *env, args []string) error {
@@ -394,7 +390,7 @@ end
 		cond := fishQuote("__awp_cmd_is " + s.name)
 		for _, f := range s.flags {
 			fmt.Fprintf(&b, "complete -c awp -n %s -l %s", cond, f.Name)
-			if !isBool(f) {
+			if !flaghelp.IsBool(f) {
 				switch {
 				case flagValues[f.Name] != nil:
 					fmt.Fprintf(&b, " -x -a %s", fishQuote(strings.Join(flagValues[f.Name], " ")))

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awp-tray/awp-tray/internal/flaghelp"
 	"github.com/awp-tray/awp-tray/peer"
 	"github.com/awp-tray/awp-tray/peer/key"
 	"github.com/awp-tray/awp-tray/peer/localapi/localapitest"
@@ -42,17 +43,17 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			n := 0
 			h.fs.VisitAll(func(f *flag.Flag) {
 				n++
-				line := lineWith(out, "  "+flagSynopsis(f)+" ")
+				line := lineWith(out, "  "+flaghelp.Synopsis(f, metavar)+" ")
 				if line == "" || !strings.Contains(line, f.Usage) {
 					t.Errorf("no line for --%s (%q) in\n%s", f.Name, f.Usage, out)
 				}
-				if d := flagDescription(f); d != f.Usage && !strings.Contains(line, "(default "+f.DefValue+")") {
+				if d := flaghelp.Description(f); d != f.Usage && !strings.Contains(line, "(default "+f.DefValue+")") {
 					t.Errorf("--%s: default %q not shown in %q", f.Name, f.DefValue, line)
 				}
 				// A value is named for what it is (auto|bwrap|none,
 				// DURATION|off), not by the flag's name in capitals
 				// (EXEC-SANDBOX, KEEP-BLOBS).
-				if m := metavar(f); !isBool(f) && strings.Contains(f.Name, "-") && m == strings.ToUpper(f.Name) {
+				if m := metavar(f); !flaghelp.IsBool(f) && strings.Contains(f.Name, "-") && m == strings.ToUpper(f.Name) {
 					t.Errorf("--%s: its value is named %s in help", f.Name, m)
 				}
 			})

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/awp-tray/awp-tray/internal/flaghelp"
 )
 
 func runHelp(e *env, args []string) error {
@@ -57,27 +58,7 @@ func printHelp(w io.Writer, c *command, err error) {
 	if !errors.As(err, &h) {
 		return
 	}
-	fmt.Fprint(w, "\nflags:\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	h.fs.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(tw, "  %s\t%s\n", flagSynopsis(f), flagDescription(f))
-	})
-	tw.Flush()
-}
-
-// flagSynopsis is "--name VALUE" (a boolean flag has no value).
-func flagSynopsis(f *flag.Flag) string {
-	dash := "--"
-	if len(f.Name) == 1 {
-		dash = "-"
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		if f.DefValue == "true" {
-			return dash + f.Name + "=true|false"
-		}
-		return dash + f.Name
-	}
-	return dash + f.Name + " " + metavar(f)
+	flaghelp.Write(w, h.fs.FlagSet, metavar)
 }
 
 // metavar names a flag's value in help: what kind of thing it takes.
@@ -109,20 +90,6 @@ var metavars = map[string]string{
 	"tailcat-relay": "RELAY", "text": "TEXT", "lang": "LANG",
 	"exec-sandbox": "auto|bwrap|none", "keep-threads": "DURATION|off", "keep-blobs": "DURATION|off",
 	"harness": "NAME", "model": "NAME", "about": "TEXT", "note": "TEXT", "reason": "TEXT", "subject": "TEXT",
-}
-
-// flagDescription is the flag's description and, unless it is the zero
-// value, its default.
-func flagDescription(f *flag.Flag) string {
-	s := f.Usage
-	switch f.DefValue {
-	case "", "false", "0", "0s", "[]":
-		return s
-	}
-	if f.Name == "data" {
-		return s
-	}
-	return s + " (default " + f.DefValue + ")"
 }
 
 // topUsage lists every command.
