@@ -69,7 +69,7 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 	}
 	n.approvals[req.ID] = p
 	n.mu.Unlock()
-	n.publish(Event{Type: EventApproval, Peer: req.From, Th: req.Th, Approval: &req})
+	n.publish(Event{Type: EventApproval, Peer: req.From, PeerName: req.FromName, Th: req.Th, Approval: &req})
 
 	ctx, cancel := context.WithTimeout(n.ctx, deadline.Sub(now))
 	defer cancel()
@@ -97,7 +97,7 @@ func (n *Node) askApproval(req ApprovalRequest, until time.Time) Decision {
 		}
 	}
 	n.remember(req, d)
-	n.publish(Event{Type: EventApprovalDone, Peer: req.From, Th: req.Th, Approval: &req, Decision: &d})
+	n.publish(Event{Type: EventApprovalDone, Peer: req.From, PeerName: req.FromName, Th: req.Th, Approval: &req, Decision: &d})
 	return d
 }
 

@@ -148,6 +148,9 @@ func TestApprovalFlow(t *testing.T) {
 				if e.Approval.Caps[0] != "exec" || e.Approval.From != req.Key() {
 					t.Errorf("approval %+v", e.Approval)
 				}
+				if e.PeerName != "req" {
+					t.Errorf("the approval event names its asker %q, want req", e.PeerName)
+				}
 				if err := exe.Decide(e.Approval.ID, d); err != nil {
 					t.Error(err)
 				}

@@ -66,14 +66,11 @@ const maxWatchNames = 4096
 // presence).
 type peerNames map[key.PublicKey]string
 
-// fill names ev's peer where the event does not (lines sent, acks, blobs),
-// and learns the name where it does. An approval's peer is its asker.
+// fill names ev's peer where the event does not (a line queued for a peer
+// that is not connected), and learns the name where it does.
 func (ns peerNames) fill(ev *peer.Event) {
 	if ev.Peer.IsZero() {
 		return
-	}
-	if ev.PeerName == "" && ev.Approval != nil {
-		ev.PeerName = ev.Approval.FromName
 	}
 	switch known, ok := ns[ev.Peer]; {
 	case ev.PeerName == "":

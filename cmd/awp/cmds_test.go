@@ -519,16 +519,14 @@ func TestWatchApproval(t *testing.T) {
 		ev   peer.Event
 		want string
 	}{
-		{peer.Event{Time: "t", Type: peer.EventApproval, Peer: p, Th: "thr_a", Approval: req},
+		{peer.Event{Time: "t", Type: peer.EventApproval, Peer: p, PeerName: "bob", Th: "thr_a", Approval: req},
 			"t approval bob (PAAAAAAA) thr_a ap1 exec,fs:read"},
-		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, Th: "thr_a", Approval: req, Decision: &peer.Decision{Allow: true, For: time.Hour, By: "user"}},
+		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, PeerName: "bob", Th: "thr_a", Approval: req, Decision: &peer.Decision{Allow: true, For: time.Hour, By: "user"}},
 			"t approval_done bob (PAAAAAAA) thr_a ap1 exec,fs:read: allowed for 1h by user"},
-		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, Th: "thr_a", Approval: req, Decision: &peer.Decision{By: "timeout", Reason: "no answer"}},
+		{peer.Event{Time: "t", Type: peer.EventApprovalDone, Peer: p, PeerName: "bob", Th: "thr_a", Approval: req, Decision: &peer.Decision{By: "timeout", Reason: "no answer"}},
 			"t approval_done bob (PAAAAAAA) thr_a ap1 exec,fs:read: denied by timeout: no answer"},
 	} {
-		ev := c.ev
-		peerNames{}.fill(&ev)
-		if got := describe(ev, nil); got != c.want {
+		if got := describe(c.ev, nil); got != c.want {
 			t.Errorf("describe = %q, want %q", got, c.want)
 		}
 	}
