@@ -114,90 +114,71 @@ func (a *App) apply(w work) {
 	if be == nil {
 		return
 	}
-	var (
-		threads []peer.ThreadInfo
-		peers   []peer.PeerInfo
-		docs    []peer.PresenceInfo
-		grants  []peer.GrantInfo
-		history []peer.ApprovalRecord
-		hosts   []string
-		errG    error
-		pending []peer.ApprovalRequest
-		errT    error
-		errP    error
-	)
+	l := loaded{Read: menu.Load(be, w.mask.parts(), a.log)}
 	if w.mask&dirtyThreads != 0 {
-		hosts = keysText(be.MirrorHosts())
-		threads, errT = be.Threads()
-		if errT != nil {
-			a.log.Error("threads", "err", errT)
-		}
+		l.hosts = keysText(be.MirrorHosts())
 	}
 	if w.mask&dirtyPeers != 0 {
-		peers, errP = be.Peers()
-		if errP != nil {
-			a.log.Error("peers", "err", errP)
-		}
-		docs = be.Presence()
+		l.docs = be.Presence()
 	}
 	if w.mask&dirtyApprovals != 0 {
-		pending = be.Pending()
-		history = be.ApprovalHistory()
-		if grants, errG = be.Grants(); errG != nil {
-			a.log.Error("grants", "err", errG)
+		l.history = be.ApprovalHistory()
+		if l.grants, l.errG = be.Grants(); l.errG != nil {
+			a.log.Error("grants", "err", l.errG)
 		}
 	}
-
 	a.mu.Lock()
-	a.state.Booted = true
-	if w.mask&dirtyThreads != 0 && errT == nil {
-		a.state.Threads = threads
-	}
-	if w.mask&dirtyPeers != 0 && errP == nil {
-		a.state.Peers = peers
-	}
-	if w.mask&dirtyApprovals != 0 {
-		a.state.Pending = pending
-	}
+	l.Apply(&a.state)
 	a.mu.Unlock()
-
-	fyne.Do(func() {
-		a.showLoaded(w, loaded{threads, hosts, peers, docs, grants, history, pending, errT, errP, errG})
-	})
+	fyne.Do(func() { a.showLoaded(w, l) })
 }
 
-// loaded is what apply read from the node.
+// parts names what the menu's state (the status line) takes of m.
+func (m dirtyMask) parts() menu.Parts {
+	var p menu.Parts
+	if m&dirtyThreads != 0 {
+		p |= menu.PartThreads
+	}
+	if m&dirtyPeers != 0 {
+		p |= menu.PartPeers
+	}
+	if m&dirtyApprovals != 0 {
+		p |= menu.PartPending
+	}
+	return p
+}
+
+// loaded is what apply read from the node: the menu's parts, and what
+// only the windows show.
 type loaded struct {
-	threads          []peer.ThreadInfo
-	hosts            []string // mirror hosts, read with the threads
-	peers            []peer.PeerInfo
-	docs             []peer.PresenceInfo
-	grants           []peer.GrantInfo
-	history          []peer.ApprovalRecord
-	pending          []peer.ApprovalRequest
-	errT, errP, errG error
+	menu.Read
+	hosts   []string // mirror hosts, read with the threads
+	docs    []peer.PresenceInfo
+	grants  []peer.GrantInfo
+	history []peer.ApprovalRecord
+	errG    error
 }
 
 // showLoaded hands what apply read to the widgets. UI goroutine.
 func (a *App) showLoaded(w work, l loaded) {
-	if w.mask&dirtyThreads != 0 && l.errT == nil {
+	if w.mask&dirtyThreads != 0 && l.ErrThreads == nil {
 		a.mirrorHosts = l.hosts
-		a.main.setThreads(mirroredTruly(l.threads, l.hosts))
+		a.main.setThreads(mirroredTruly(l.Threads, l.hosts))
 		if a.presence != nil && w.mask&dirtyPeers == 0 {
 			a.presence.rebuild() // the cards name the threads
 		}
 	}
-	if w.mask&dirtyPeers != 0 && l.errP == nil {
-		if a.main.setPeers(l.peers) {
+	if w.mask&dirtyPeers != 0 && l.ErrPeers == nil {
+		if a.main.setPeers(l.Peers) {
 			a.namesChanged()
 		}
 		if a.presence != nil {
-			a.presence.setPeers(l.peers)
+			a.presence.setPeers(l.Peers)
 			a.presence.setDocs(l.docs)
 		}
 	}
 	if w.mask&dirtyApprovals != 0 && a.approvals != nil {
-		a.approvals.setPending(l.pending)
+		a.approvals.setPending(l.Pending)
 		a.approvals.setHistory(l.history)
 		if l.errG == nil {
 			a.approvals.setGrants(l.grants)

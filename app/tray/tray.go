@@ -288,29 +288,19 @@ func (t *Tray) attach(be localapi.Backend) {
 	t.be, t.unsub = be, cancel
 	t.state.Self = be.Key()
 	t.mu.Unlock()
-	t.reload(reloadAll)
+	t.reload(menu.PartAll)
 	t.background(func() { t.eventLoop(events) })
 }
 
-// What an event makes stale.
-type reloadMask uint8
-
-const (
-	reloadThreads reloadMask = 1 << iota
-	reloadPeers
-	reloadPending
-	reloadAll = reloadThreads | reloadPeers | reloadPending
-)
-
-// classify says what ev makes stale.
-func classify(ev peer.Event) reloadMask {
+// classify says which parts of the menu's state ev makes stale.
+func classify(ev peer.Event) menu.Parts {
 	switch ev.Type {
 	case peer.EventLine, peer.EventThread:
-		return reloadThreads
+		return menu.PartThreads
 	case peer.EventPeerUp, peer.EventPeerDown:
-		return reloadPeers | reloadThreads // thread items name peers
+		return menu.PartPeers | menu.PartThreads // thread items name peers
 	case peer.EventApproval, peer.EventApprovalDone:
-		return reloadPending
+		return menu.PartPending
 	}
 	return 0
 }
@@ -319,7 +309,7 @@ func classify(ev peer.Event) reloadMask {
 // burst, what the events made stale.
 func (t *Tray) eventLoop(ch <-chan peer.Event) {
 	for {
-		var mask reloadMask
+		var mask menu.Parts
 		var prompts []string
 		take := func(ev peer.Event) {
 			if n := t.getNotifier(); n != nil {
@@ -343,45 +333,17 @@ func (t *Tray) eventLoop(ch <-chan peer.Event) {
 	}
 }
 
-// reload reads what mask names from the node and redraws.
-func (t *Tray) reload(mask reloadMask) {
+// reload reads the parts named from the node and redraws.
+func (t *Tray) reload(parts menu.Parts) {
 	t.mu.Lock()
 	be := t.be
 	t.mu.Unlock()
 	if be == nil {
 		return
 	}
-	var (
-		threads []peer.ThreadInfo
-		peers   []peer.PeerInfo
-		pending []peer.ApprovalRequest
-		errT    error
-		errP    error
-	)
-	if mask&reloadThreads != 0 {
-		if threads, errT = be.Threads(); errT != nil {
-			t.log.Error("threads", "err", errT)
-		}
-	}
-	if mask&reloadPeers != 0 {
-		if peers, errP = be.Peers(); errP != nil {
-			t.log.Error("peers", "err", errP)
-		}
-	}
-	if mask&reloadPending != 0 {
-		pending = be.Pending()
-	}
+	r := menu.Load(be, parts, t.log)
 	t.mu.Lock()
-	t.state.Booted = true
-	if mask&reloadThreads != 0 && errT == nil {
-		t.state.Threads = threads
-	}
-	if mask&reloadPeers != 0 && errP == nil {
-		t.state.Peers = peers
-	}
-	if mask&reloadPending != 0 {
-		t.state.Pending = pending
-	}
+	r.Apply(&t.state)
 	t.mu.Unlock()
 	t.render()
 }

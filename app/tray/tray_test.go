@@ -244,11 +244,11 @@ func TestTrayFollowsNode(t *testing.T) {
 	testsync.Eventually(t, "the thread read", func() bool { return !host.has(item) })
 
 	// Events that change nothing the menu shows do not touch the tray.
-	tr.reload(reloadAll) // catch up with whatever changed last
-	tr.renderMu.Lock()   // and with a render in flight
+	tr.reload(menu.PartAll) // catch up with whatever changed last
+	tr.renderMu.Lock()      // and with a render in flight
 	menus, icons := host.counts()
 	tr.renderMu.Unlock()
-	tr.reload(reloadAll)
+	tr.reload(menu.PartAll)
 	if m, i := host.counts(); m != menus || i != icons {
 		t.Errorf("an unchanged state re-set the tray: menus %d→%d, icons %d→%d", menus, m, icons, i)
 	}
