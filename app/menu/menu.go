@@ -1,7 +1,8 @@
 // Package menu is the tray's menu, tooltip and icon state as pure
 // functions of what the node holds: the tray process (app/tray) renders
 // what Build returns, and tests check it without a tray host, a display
-// or Fyne.
+// or Fyne. Load reads that State from the node, for the tray process and
+// the windows (whose status line is the menu's) alike.
 //
 // # What the menu answers
 //
